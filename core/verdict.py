@@ -1,0 +1,99 @@
+"""The verdict as it leaves the core: a pydantic model, serialised by CLI, API and service."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "Label",
+    "FailureType",
+    "TimeOut",
+    "SourceOut",
+    "EvidenceOut",
+    "RelationOut",
+    "Verdict",
+]
+
+
+class Label(str, Enum):
+    SUPPORTED = "supported"
+    CONFLICTING = "conflicting"
+    REFUTED = "refuted"
+    INSUFFICIENT = "insufficient"
+
+
+class FailureType(str, Enum):
+    MISSING_ENDPOINT = "missing_endpoint"
+    UNRESOLVED_TIME = "unresolved_time"
+    SCOPE = "scope"
+    NEGATED = "negated"
+    OPPOSITE_ORDER = "opposite_order"
+    WINDOW = "window"  # ordered as stated but outside `within`
+    UNRESOLVED_TRANSITION = "unresolved_transition"
+
+
+class TimeOut(BaseModel):
+    start: str | None
+    end: str | None = None
+    type: str
+    granularity: str
+
+
+class SourceOut(BaseModel):
+    reference: str  # "MedicationAdministration/123"
+    json_path: str = ""
+    attachment: int | None = None
+    start: int | None = None
+    end: int | None = None
+    section: str | None = None
+
+
+class EvidenceOut(BaseModel):
+    occurrence: str
+    events: list[str] = Field(description="query event ids this item grounds")
+    kind: str
+    origin: str
+    concept: str
+    codes: list[str] = Field(default_factory=list)
+    context: str = Field(description="rendered evidence text: structured row or note sentence")
+    time: TimeOut
+    documented: TimeOut | None = None
+    encounter: str | None = None
+    scope: str = Field(description="valid | unknown (for the query's scope)")
+    assertion: dict[str, bool] = Field(default_factory=dict)
+    value: dict[str, Any] | None = None
+    source: SourceOut
+    derived_from: list[str] = Field(default_factory=list)
+    polarity: str = Field(default="neutral", description="supports | counters | neutral")
+
+
+class RelationOut(BaseModel):
+    source: str
+    target: str
+    type: str
+    within: str | None = None
+    timing: str = Field(description="compatible | incompatible | unknown")
+    pair: list[str] = Field(default_factory=list, description="occurrence ids of the deciding pair")
+    explanation: str = ""
+
+
+class Verdict(BaseModel):
+    id: str
+    patient: str | None = None
+    verdict: Label
+    binary: str = Field(description="supported | not_supported (for scoring only)")
+    s_plus: float
+    s_minus: float
+    citations: list[str]
+    evidence: list[EvidenceOut]
+    relations: list[RelationOut] = Field(default_factory=list)
+    failure: FailureType | None = None
+    bundle_hash: str
+    excluded: dict[str, int] = Field(default_factory=dict)
+    issues: list[dict[str, Any]] = Field(default_factory=list)
+    search: dict[str, Any] = Field(
+        default_factory=dict, description="discovery metadata (for audit only; never decides)"
+    )

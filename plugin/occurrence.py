@@ -1,0 +1,247 @@
+"""Plain data types shared by every stage: one clinical event instance and where it came from.
+
+These are frozen dataclasses with no behaviour beyond small derived properties, so that
+`fhir_adapters` and `nlp` can build them and `core` can read them without either side
+importing the other (DESIGN.md: core -> (fhir_adapters, nlp) -> plain data types).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from enum import Enum
+
+__all__ = [
+    "Kind",
+    "Origin",
+    "TimeType",
+    "Granularity",
+    "GRANULARITY_SPAN",
+    "Coding",
+    "Concept",
+    "EventTime",
+    "Value",
+    "Assertion",
+    "SourceRef",
+    "Occurrence",
+    "NoteText",
+    "NoteDocument",
+]
+
+
+class Kind(str, Enum):
+    """Clinical type of an occurrence; a query event's `kind` constrains this."""
+
+    MEDICATION = "medication"
+    LAB = "lab"
+    VITAL = "vital"
+    CONDITION = "condition"
+    PROCEDURE = "procedure"
+    DERIVED = "derived"
+    ENCOUNTER = "encounter"
+    IMMUNIZATION = "immunization"
+    ALLERGY = "allergy"
+    OBSERVATION = "observation"  # survey, social history, other non-lab non-vital observations
+    REPORT = "report"
+    DOCUMENT = "document"
+    EPISODE = "episode"
+
+
+class Origin(str, Enum):
+    STRUCTURED = "structured"
+    NOTE = "note"
+    DERIVED = "derived"
+
+
+class TimeType(str, Enum):
+    OCCURRENCE = "occurrence"
+    DOCUMENTATION = "documentation"
+    RECORDED = "recorded"
+
+
+class Granularity(str, Enum):
+    SECOND = "second"
+    MINUTE = "minute"
+    HOUR = "hour"
+    DAY = "day"
+    MONTH = "month"
+    YEAR = "year"
+    UNKNOWN = "unknown"
+
+
+# How wide the uncertainty of a time stamp of each granularity is. Month and year use their
+# longest length so the window always contains the true instant.
+GRANULARITY_SPAN: dict[Granularity, timedelta] = {
+    Granularity.SECOND: timedelta(seconds=1),
+    Granularity.MINUTE: timedelta(minutes=1),
+    Granularity.HOUR: timedelta(hours=1),
+    Granularity.DAY: timedelta(days=1),
+    Granularity.MONTH: timedelta(days=31),
+    Granularity.YEAR: timedelta(days=366),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Coding:
+    system: str | None
+    code: str | None
+    display: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Concept:
+    """Codes plus the human text; `text` is the best display, `normalized` its lower-cased form."""
+
+    codings: tuple[Coding, ...] = ()
+    text: str = ""
+
+    @property
+    def normalized(self) -> str:
+        return " ".join(self.text.lower().split())
+
+    def displays(self) -> tuple[str, ...]:
+        seen = [self.text] + [c.display for c in self.codings if c.display]
+        return tuple(dict.fromkeys(d for d in seen if d))
+
+
+@dataclass(frozen=True, slots=True)
+class EventTime:
+    """When something happened (or was documented), with the precision it was recorded at.
+
+    `start`/`end` are timezone-aware. A date-only value has `start` at midnight UTC of that day
+    and granularity DAY: its true instant lies anywhere in [start, start + 1 day).
+    `end` is None for instants. Granularity UNKNOWN means no usable time.
+    """
+
+    start: datetime | None
+    end: datetime | None = None
+    type: TimeType = TimeType.OCCURRENCE
+    granularity: Granularity = Granularity.UNKNOWN
+
+    @property
+    def resolved(self) -> bool:
+        return self.start is not None and self.granularity is not Granularity.UNKNOWN
+
+    def start_window(self) -> tuple[datetime, datetime] | None:
+        """Earliest and latest instant the start can be, given its granularity."""
+        if not self.resolved or self.start is None:
+            return None
+        return self.start, self.start + GRANULARITY_SPAN[self.granularity]
+
+    def end_window(self) -> tuple[datetime, datetime] | None:
+        if not self.resolved:
+            return None
+        if self.end is None:
+            return self.start_window()
+        return self.end, self.end + GRANULARITY_SPAN[self.granularity]
+
+
+UNKNOWN_TIME = EventTime(start=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    quantity: float | None = None
+    unit: str | None = None
+    text: str | None = None  # valueCodeableConcept / valueString rendering
+    interpretation: str | None = None  # e.g. "H", "L", "N"
+    low: float | None = None  # reference range
+    high: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Assertion:
+    """ConText-style attributes; structured resources map their status fields onto these."""
+
+    negated: bool = False
+    uncertain: bool = False
+    hypothetical: bool = False
+    historical: bool = False
+    family: bool = False
+
+    @property
+    def affirmed_current(self) -> bool:
+        return not (self.negated or self.hypothetical or self.historical or self.family)
+
+
+AFFIRMED = Assertion()
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRef:
+    """Where an occurrence's evidence lives: a resource (and JSON path) or a note span."""
+
+    resource_type: str
+    resource_id: str
+    json_path: str = ""
+    attachment: int | None = None  # note spans: index into content[] / presentedForm[]
+    start: int | None = None  # note spans: character offsets in the decoded text
+    end: int | None = None
+    section: str | None = None
+
+    @property
+    def reference(self) -> str:
+        return f"{self.resource_type}/{self.resource_id}"
+
+    @property
+    def citation(self) -> str:
+        if self.start is None:
+            return self.reference
+        return f"{self.reference}#s{self.start}-{self.end}"
+
+
+@dataclass(frozen=True, slots=True)
+class Occurrence:
+    """One event instance (never a concept). `id` is stable and doubles as the citation key."""
+
+    id: str
+    patient: str
+    kind: Kind
+    origin: Origin
+    concept: Concept
+    time: EventTime
+    source: SourceRef
+    encounter: str | None = None  # "Encounter/<id>"
+    episode: str | None = None  # "EpisodeOfCare/<id>" or a derived episode key
+    value: Value | None = None
+    assertion: Assertion = AFFIRMED
+    status: str | None = None  # FHIR status (completed, not-done, entered-in-error, ...)
+    documented: EventTime | None = None  # documentation/recorded time when distinct from `time`
+    # Recorded references to other occurrences (request, reasonReference, partOf, hasMember,
+    # DiagnosticReport.result, derivedFrom) as occurrence ids; graph edges come from these.
+    links: tuple[tuple[str, str], ...] = ()  # (relation name, target occurrence id)
+    derived_from: tuple[str, ...] = ()  # derived occurrences: every source occurrence id
+    text: str | None = None  # note mentions: the sentence the mention sits in
+    extra: tuple[tuple[str, str], ...] = field(default=())  # small typed-free facts (class, category)
+
+    @property
+    def reference(self) -> str:
+        return self.source.reference
+
+    def extra_value(self, key: str) -> str | None:
+        return next((v for k, v in self.extra if k == key), None)
+
+
+@dataclass(frozen=True, slots=True)
+class NoteText:
+    attachment: int
+    content_type: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class NoteDocument:
+    """A note's decoded text, kept for the NLP stage (DocumentReference or DiagnosticReport)."""
+
+    resource_type: str
+    resource_id: str
+    patient: str
+    encounter: str | None
+    date: EventTime  # documentation time
+    texts: tuple[NoteText, ...]
+    version: str | None = None
+    title: str | None = None
+
+    @property
+    def reference(self) -> str:
+        return f"{self.resource_type}/{self.resource_id}"

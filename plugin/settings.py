@@ -1,0 +1,58 @@
+"""One Settings object, built when the CLI or app starts and passed down (never at import)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["Settings"]
+
+
+class Settings(BaseSettings):
+    """Read from MEG_* environment variables, or a JSON/TOML file via `Settings.from_file`."""
+
+    model_config = SettingsConfigDict(env_prefix="MEG_", extra="forbid")
+
+    # retrieval and discovery
+    lexical_backend: Literal["tantivy", "whoosh"] = "tantivy"
+    dense: bool = False  # needs the `dense` extra
+    d_max: int = Field(default=5, ge=1, le=20)
+    r_max: int = Field(default=5, ge=0, le=20)
+    k_neighbours: int = Field(default=8, ge=1, le=200)
+    top_b: int = Field(default=8, ge=1, le=200)
+    final_contexts: int = Field(default=12, ge=1, le=500)
+    epsilon: float = Field(default=0.2, ge=0.0, le=1.0)
+    memory: bool = False
+    memory_path: Path | None = None
+    notes: bool = True  # run the note NLP pipeline over DocumentReference/DiagnosticReport text
+    max_note_chars: int = Field(default=200_000, ge=1_000)
+    cache_dir: Path | None = None
+
+    # CDS Hooks service
+    public_base_url: str | None = None  # the URL the EHR calls, for JWT `aud` checks
+    jwt_required: bool = True
+    trusted_issuers_file: Path | None = None  # JSON: {"iss": {"jwks_file"|"jwks_url"|"jku_allowed": ...}}
+    jwt_leeway_seconds: int = Field(default=10, ge=0, le=300)
+    cors_origins: list[str] = Field(default_factory=lambda: ["*"])
+    fhir_fetch_without_token: bool = False
+    fhir_timeout_seconds: float = Field(default=10.0, gt=0)
+    fhir_max_pages: int = Field(default=20, ge=1)
+    graph_cache_size: int = Field(default=32, ge=1)
+    feedback_log: Path | None = None
+    watchlist_path: Path | None = None
+    cards_for_refuted: bool = False
+    cards_for_insufficient: bool = False
+    smart_app_url: str | None = None
+
+    @classmethod
+    def from_file(cls, path: Path, **overrides: object) -> Settings:
+        import tomllib
+
+        import orjson
+
+        raw = path.read_bytes()
+        data = tomllib.loads(raw.decode()) if path.suffix == ".toml" else orjson.loads(raw)
+        return cls(**{**data, **overrides})
