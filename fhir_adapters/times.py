@@ -8,21 +8,20 @@ events on the same day with DAY granularity have unknown order.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from medeventgraph.occurrence import EventTime, Granularity, TimeType
 
 __all__ = [
-    "parse_fhir_time",
+    "TimeChoice",
+    "choice_time",
     "coarser",
     "instant_time",
+    "parse_fhir_time",
     "period_time",
-    "choice_time",
-    "TimeChoice",
 ]
 
-UTC = timezone.utc
 
 # FHIR's own dateTime grammar, loosened in two tolerated ways seen in the wild: time without
 # seconds (MINUTE) or hour only (HOUR), and an offset written without the colon.
@@ -142,7 +141,7 @@ def period_time(period: Any, type_: TimeType = TimeType.OCCURRENCE) -> EventTime
 class TimeChoice:
     """Result of reading a choice-type time element such as effective[x]."""
 
-    __slots__ = ("time", "path", "invalid")
+    __slots__ = ("invalid", "path", "time")
 
     def __init__(self, time: EventTime | None, path: str, invalid: bool):
         self.time = time

@@ -1,9 +1,8 @@
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
-
 from medeventgraph.fhir_adapters.times import (
     choice_time,
     coarser,
@@ -12,8 +11,6 @@ from medeventgraph.fhir_adapters.times import (
     period_time,
 )
 from medeventgraph.occurrence import Granularity, TimeType
-
-UTC = timezone.utc
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,102 @@
+"""Attachment -> note text: base64 decoding, charset, HTML to text, size limit.
+
+The text returned here is exactly what the NLP stage indexes, so note-span offsets cited later
+(`DocumentReference/9#s120-188`) are offsets into this string.
+"""
+
+from __future__ import annotations
+
+import binascii
+import html
+import re
+from typing import Any
+
+from medeventgraph.occurrence import NoteText
+
+__all__ = ["TEXT_TYPES", "AttachmentProblem", "decode_attachment", "html_to_text"]
+
+TEXT_TYPES = frozenset({"text/plain", "text/html", "application/xhtml+xml", "text/markdown"})
+
+_DROP_BLOCKS = re.compile(r"<(script|style|head)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_BREAKS = re.compile(r"<\s*(br|/p|/div|/li|/tr|/h[1-6]|/table|/ul|/ol)\b[^>]*>", re.IGNORECASE)
+_TAGS = re.compile(r"<[^>]*>")
+_WS = re.compile(r"[ \t\r\f\v]+")
+_MANY_NL = re.compile(r"\n{3,}")
+
+
+def html_to_text(markup: str) -> str:
+    """Visible text of an HTML fragment, block ends kept as line breaks."""
+    text = _DROP_BLOCKS.sub("", markup)
+    text = _BREAKS.sub("\n", text)
+    text = _TAGS.sub("", text)
+    text = html.unescape(text)
+    text = _WS.sub(" ", text)
+    text = "\n".join(line.strip() for line in text.split("\n"))
+    return _MANY_NL.sub("\n\n", text).strip()
+
+
+class AttachmentProblem:
+    """Why an attachment gave no (or only part of its) text; codes are FHIR issue types."""
+
+    __slots__ = ("code", "message", "severity")
+
+    def __init__(self, severity: str, code: str, message: str):
+        self.severity = severity
+        self.code = code
+        self.message = message
+
+
+def _b64(data: str) -> bytes:
+    try:
+        return binascii.a2b_base64(data, strict_mode=True)
+    except binascii.Error:
+        # FHIR base64Binary allows whitespace between groups; strict mode does not.
+        return binascii.a2b_base64("".join(data.split()), strict_mode=True)
+
+
+def decode_attachment(
+    att: Any, index: int, max_chars: int, field: str = "attachment"
+) -> tuple[NoteText | None, list[AttachmentProblem]]:
+    """Decoded text of one text attachment (or None), and what went wrong, if anything.
+
+    Problems are phrased with `field[index]` (e.g. `content[0]`) and never quote the data."""
+    where = f"{field}[{index}]"
+    if not isinstance(att, dict):
+        return None, [AttachmentProblem("warning", "structure", f"{where} is not an object")]
+    content_type = att.get("contentType")
+    mime, _, params = (content_type if isinstance(content_type, str) else "").partition(";")
+    mime = mime.strip().lower()
+    data = att.get("data")
+    if data is None:
+        if att.get("url"):
+            return None, [AttachmentProblem("information", "not-supported",
+                                            f"{where} is by URL only; not fetched")]
+        return None, []
+    if mime not in TEXT_TYPES:
+        return None, [AttachmentProblem("information", "not-supported",
+                                        f"{where} has non-text content type; skipped")]
+    if not isinstance(data, str):
+        return None, [AttachmentProblem("error", "structure", f"{where} data is not a string")]
+    try:
+        raw = _b64(data)
+    except (binascii.Error, ValueError):
+        return None, [AttachmentProblem("error", "invalid", f"{where} data is not valid base64")]
+    charset = "utf-8"
+    for param in params.split(";"):
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset" and value.strip():
+            charset = value.strip().strip('"')
+    problems: list[AttachmentProblem] = []
+    try:
+        text = raw.decode(charset)
+    except (LookupError, UnicodeDecodeError):
+        text = raw.decode("utf-8", errors="replace")
+        problems.append(AttachmentProblem("warning", "invalid",
+                                          f"{where} is not valid in its charset; undecodable bytes replaced"))
+    if mime != "text/plain" and mime != "text/markdown":
+        text = html_to_text(text)
+    if len(text) > max_chars:
+        text = text[:max_chars]
+        problems.append(AttachmentProblem("warning", "too-long",
+                                          f"{where} text truncated to {max_chars} characters"))
+    return NoteText(index, mime, text), problems

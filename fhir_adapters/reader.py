@@ -1,0 +1,168 @@
+"""Files, folders, NDJSON (plain or gzip) and parsed JSON -> raw resources with their locations.
+
+Nothing here interprets a resource beyond "is it a Bundle": that is ingest's job. A file that
+cannot be parsed becomes an Issue naming the file; a path that cannot be read at all raises
+InputError, since the caller asked for it explicitly.
+"""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+from medeventgraph.outcome import InputError, Issue
+
+__all__ = ["FILE_SUFFIXES", "RawItem", "items_from_json", "parse_json_bytes", "read_paths"]
+
+FILE_SUFFIXES = (".json", ".ndjson", ".json.gz", ".ndjson.gz")
+_MAX_BUNDLE_DEPTH = 8
+
+
+class RawItem:
+    """One resource as found: the JSON value, where it was, and its Bundle fullUrl if any."""
+
+    __slots__ = ("full_url", "location", "resource")
+
+    def __init__(self, resource: Any, location: str, full_url: str | None = None):
+        self.resource = resource
+        self.location = location
+        self.full_url = full_url
+
+
+def _bundle_items(bundle: dict[str, Any], prefix: str, out: list[RawItem], issues: list[Issue],
+                  depth: int) -> None:
+    entries = bundle.get("entry")
+    if entries is None:
+        return
+    base = f"{prefix}.entry" if prefix else "Bundle.entry"
+    if not isinstance(entries, list):
+        issues.append(Issue("error", "structure", f"{base}: is not an array"))
+        return
+    for i, entry in enumerate(entries):
+        loc = f"{base}[{i}]"
+        if not isinstance(entry, dict):
+            issues.append(Issue("error", "structure", f"{loc}: entry is not an object"))
+            continue
+        res = entry.get("resource")
+        full_url = entry.get("fullUrl")
+        if not isinstance(full_url, str):
+            full_url = None
+        if res is None:
+            request = entry.get("request")
+            method = request.get("method") if isinstance(request, dict) else None
+            if method != "DELETE" and "response" not in entry:
+                issues.append(Issue("warning", "required", f"{loc}: entry has no resource"))
+            continue
+        if isinstance(res, dict) and res.get("resourceType") == "Bundle" and depth < _MAX_BUNDLE_DEPTH:
+            _bundle_items(res, f"{loc}.resource", out, issues, depth + 1)
+            continue
+        out.append(RawItem(res, loc, full_url))
+
+
+def items_from_json(data: Any, location: str = "") -> tuple[list[RawItem], list[Issue]]:
+    """A Bundle, a single resource, or a list of Bundles/resources (a CDS Hooks prefetch)."""
+    out: list[RawItem] = []
+    issues: list[Issue] = []
+    if isinstance(data, list):
+        for i, item in enumerate(data):
+            loc = f"{location}[{i}]"
+            if isinstance(item, dict) and item.get("resourceType") == "Bundle":
+                _bundle_items(item, loc, out, issues, 1)
+            else:
+                out.append(RawItem(item, loc))
+    elif isinstance(data, dict) and data.get("resourceType") == "Bundle":
+        _bundle_items(data, location, out, issues, 1)
+    else:
+        out.append(RawItem(data, location))
+    return out, issues
+
+
+def parse_json_bytes(raw: bytes) -> Any:
+    return orjson.loads(raw)
+
+
+def _suffix_ok(p: Path) -> bool:
+    name = p.name.lower()
+    return name.endswith(FILE_SUFFIXES)
+
+
+def _read_bytes(p: Path) -> bytes:
+    try:
+        return p.read_bytes()
+    except OSError as e:
+        raise InputError(Issue("fatal", "exception", f"{p}: cannot be read ({type(e).__name__})")) from None
+
+
+def _ndjson(text: bytes, name: str, out: list[RawItem], issues: list[Issue]) -> None:
+    for n, line in enumerate(text.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        loc = f"{name} line {n}"
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            issues.append(Issue("error", "structure", f"{loc}: malformed JSON; line skipped"))
+            continue
+        items, item_issues = items_from_json(value, loc)
+        out.extend(items)
+        issues.extend(item_issues)
+
+
+def _read_file(p: Path, out: list[RawItem], issues: list[Issue]) -> None:
+    data = _read_bytes(p)
+    name = p.name.lower()
+    if name.endswith(".gz") or data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error):
+            issues.append(Issue("error", "structure", f"{p}: not a readable gzip file; skipped"))
+            return
+        name = name.removesuffix(".gz")
+    if name.endswith(".ndjson"):
+        _ndjson(data, p.name, out, issues)
+        return
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        # Some exports name NDJSON files .json; one resource per line still parses line by line.
+        lines = [ln for ln in data.split(b"\n") if ln.strip()]
+        if len(lines) > 1 and all(ln.lstrip().startswith(b"{") for ln in lines[:3]):
+            _ndjson(data, p.name, out, issues)
+        else:
+            issues.append(Issue("error", "structure", f"{p}: malformed JSON; file skipped"))
+        return
+    if isinstance(value, dict) and "resourceType" not in value:
+        if "output" in value and "transactionTime" in value:
+            issues.append(Issue("information", "informational", f"{p}: Bulk Data manifest; skipped"))
+        else:
+            issues.append(Issue("warning", "structure", f"{p}: not a FHIR resource (no resourceType); skipped"))
+        return
+    if not isinstance(value, (dict, list)):
+        issues.append(Issue("warning", "structure", f"{p}: not a FHIR resource; skipped"))
+        return
+    items, item_issues = items_from_json(value)
+    out.extend(items)
+    issues.extend(item_issues)
+
+
+def read_paths(paths: Iterable[str | Path]) -> tuple[list[RawItem], list[Issue]]:
+    out: list[RawItem] = []
+    issues: list[Issue] = []
+    for raw_path in paths:
+        p = Path(raw_path)
+        if p.is_dir():
+            try:
+                files = sorted(f for f in p.rglob("*") if f.is_file() and _suffix_ok(f))
+            except OSError as e:
+                raise InputError(Issue("fatal", "exception", f"{p}: cannot be listed ({type(e).__name__})")) from None
+            for f in files:
+                _read_file(f, out, issues)
+        elif p.is_file():
+            _read_file(p, out, issues)
+        else:
+            raise InputError(Issue("fatal", "not-found", f"{p}: no such file or folder"))
+    return out, issues
