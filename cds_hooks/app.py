@@ -1,0 +1,78 @@
+"""create_app(settings) and run(host, port, settings): the CDS Hooks service."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import httpx
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from medeventgraph import __version__
+from medeventgraph.settings import Settings
+
+from . import routes_discovery, routes_feedback, routes_hooks
+from .auth import ReplayCache
+from .deps import ServiceState
+from .engine import Engine
+from .errors import install_error_handlers
+from .feedback_log import FeedbackLog
+from .trust import load_trust_store
+from .watchlist import load_watchlist
+
+__all__ = ["create_app", "run"]
+
+log = logging.getLogger("medeventgraph.cds_hooks")
+
+
+def create_app(settings: Settings) -> FastAPI:
+    """The ASGI app for `settings`; nothing is read from the environment here."""
+    state = ServiceState(
+        settings=settings,
+        trust=load_trust_store(settings.trusted_issuers_file, timeout=settings.fhir_timeout_seconds),
+        replay=ReplayCache(),
+        engine=Engine(settings),
+        watchlist=load_watchlist(settings.watchlist_path),
+        feedback=FeedbackLog(settings.feedback_log),
+    )
+    if not settings.jwt_required:
+        log.warning("!" * 72)
+        log.warning("JWT CHECKS ARE OFF (jwt_required=false): any caller may read patient data through "
+                    "this service. Use only for local development.")
+        log.warning("!" * 72)
+    if settings.feedback_log is None:
+        log.info("feedback_log is not set: card feedback is accepted but not stored")
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with httpx.AsyncClient(follow_redirects=False) as http:
+            state.http = http
+            yield
+            state.http = None
+
+    app = FastAPI(title="MedEventGraph CDS Hooks service", version=__version__, lifespan=lifespan,
+                  description="CDS Hooks 2.0 services that verify clinical event relations in the "
+                              "patient's FHIR record and cite the evidence.")
+    app.state.meg = state
+    # Browsers (e.g. the CDS Hooks sandbox) call cross-origin; preflights never need a JWT.
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=settings.cors_origins,
+        allow_credentials="*" not in settings.cors_origins,
+        allow_methods=["GET", "POST", "OPTIONS"],
+        allow_headers=["Authorization", "Content-Type"],
+        max_age=600,
+    )
+    install_error_handlers(app)
+    for module in (routes_discovery, routes_hooks, routes_feedback):
+        app.include_router(module.router)
+    return app
+
+
+def run(host: str, port: int, settings: Settings) -> None:
+    import uvicorn
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # access_log off: request lines can carry patient ids in query strings
+    uvicorn.run(create_app(settings), host=host, port=port, access_log=False, log_level="info")

@@ -1,0 +1,59 @@
+"""Dependency aliases for the routers: the service state, settings, and the verified caller."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+import httpx
+from fastapi import Depends, Request
+from medeventgraph.settings import Settings
+
+from .auth import ReplayCache, verify_request
+from .engine import Engine
+from .feedback_log import FeedbackLog
+from .trust import TrustStore
+from .watchlist import WatchList
+
+__all__ = ["CallerDep", "OptionalCallerDep", "ServiceState", "SettingsDep", "StateDep"]
+
+
+@dataclass
+class ServiceState:
+    """Everything the routes share, built once by create_app from its Settings."""
+
+    settings: Settings
+    trust: TrustStore
+    replay: ReplayCache
+    engine: Engine
+    watchlist: WatchList
+    feedback: FeedbackLog
+    http: httpx.AsyncClient | None = field(default=None)
+
+    def http_client(self) -> httpx.AsyncClient:
+        if self.http is None:  # outside the lifespan (e.g. a bare TestClient)
+            self.http = httpx.AsyncClient(follow_redirects=False)
+        return self.http
+
+
+def get_state(request: Request) -> ServiceState:
+    return request.app.state.meg
+
+
+def get_settings(state: Annotated[ServiceState, Depends(get_state)]) -> Settings:
+    return state.settings
+
+
+# Sync on purpose: FastAPI runs these in a worker thread, so a JWKS fetch never blocks the loop.
+def verified_caller(request: Request, state: Annotated[ServiceState, Depends(get_state)]) -> dict[str, Any] | None:
+    return verify_request(request, state.settings, state.trust, state.replay, required=True)
+
+
+def optional_caller(request: Request, state: Annotated[ServiceState, Depends(get_state)]) -> dict[str, Any] | None:
+    return verify_request(request, state.settings, state.trust, state.replay, required=False)
+
+
+StateDep = Annotated[ServiceState, Depends(get_state)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+CallerDep = Annotated[dict[str, Any] | None, Depends(verified_caller)]
+OptionalCallerDep = Annotated[dict[str, Any] | None, Depends(optional_caller)]

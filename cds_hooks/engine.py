@@ -1,0 +1,81 @@
+"""The bridge to the core: patient data -> cached index -> verdicts. Runs in a worker thread.
+
+Core modules are imported inside functions: the service starts (and discovery answers) even
+while a heavy core dependency is still loading, and import errors surface as one clear 500.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from medeventgraph.settings import Settings
+
+from .cache import IndexCache
+from .errors import HookError
+from .prefetch import PatientData, content_hash
+
+if TYPE_CHECKING:
+    from medeventgraph.core.query import VerificationQuery
+    from medeventgraph.core.verdict import Verdict
+
+__all__ = ["Engine"]
+
+log = logging.getLogger("medeventgraph.cds_hooks")
+
+
+class Engine:
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.cache: IndexCache[Any] = IndexCache(settings.graph_cache_size)
+
+    def index_for(self, patient: str, data: PatientData, source_name: str) -> Any:
+        digest = content_hash(data.resources)
+
+        def build() -> Any:
+            from medeventgraph.core.index import build_index
+            from medeventgraph.fhir_adapters import ingest_json
+
+            result = ingest_json(data.as_bundle(), source_name=source_name)
+            record = result.for_patient(patient)
+            if not record.occurrences and not record.resources:
+                log.info("%s: no resources for the context patient", source_name)
+            return build_index(record, self.settings)
+
+        return self.cache.get_or_build(patient, digest, build)
+
+    def verify(self, index: Any, query: VerificationQuery) -> Verdict:
+        from medeventgraph.core.verify import verify_query
+
+        return verify_query(index, query, self.settings)
+
+    def verify_many(self, index: Any, queries: list[VerificationQuery]) -> list[Verdict]:
+        return [self.verify(index, q) for q in queries]
+
+    @staticmethod
+    def parse_query(value: dict[str, Any] | str) -> VerificationQuery:
+        """The verify hook's query: the JSON model, or a free-text question when a parser exists."""
+        from medeventgraph.core.query import VerificationQuery
+        from pydantic import ValidationError
+
+        if isinstance(value, dict):
+            try:
+                return VerificationQuery.model_validate(value)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                loc = ".".join(str(p) for p in first.get("loc", ()))
+                raise HookError(400, f"context.query{'.' + loc if loc else ''}: {first.get('msg')}",
+                                code="invalid", expression=("context.query",)) from None
+        text = value.strip()
+        if not text or len(text) > 1000:
+            raise HookError(400, "context.query: question must be 1-1000 characters", code="invalid")
+        try:
+            from medeventgraph.core.question import QuestionParseError, parse_question
+        except ImportError:
+            raise HookError(400, "context.query: free-text questions are not supported by this build; "
+                                 "send the query JSON model", code="not-supported") from None
+        try:
+            return parse_question(text)
+        except QuestionParseError as exc:
+            raise HookError(400, f"context.query: question not understood ({type(exc).__name__})",
+                            code="invalid") from None

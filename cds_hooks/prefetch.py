@@ -1,0 +1,141 @@
+"""Prefetch templates, and turning a hook request into the patient's resources.
+
+Prefetched values are used as sent (a Bundle, a single resource, or null for a key the client
+could not fill); whatever is missing is fetched from `fhirServer`. When data the service needs
+cannot be had, the answer is 412 with an OperationOutcome, as the spec asks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import orjson
+from medeventgraph.settings import Settings
+
+from .errors import HookError
+from .fhir_client import FhirClient, FhirFetchError, next_link, resources_of
+from .models import HookRequest
+
+__all__ = ["PATIENT_PREFETCH", "PatientData", "content_hash", "gather", "render_template"]
+
+log = logging.getLogger("medeventgraph.cds_hooks")
+
+# What every MedEventGraph service reads: the patient's record by resource type.
+PATIENT_PREFETCH: dict[str, str] = {
+    "patient": "Patient/{{context.patientId}}",
+    "encounters": "Encounter?patient={{context.patientId}}",
+    "observations": "Observation?patient={{context.patientId}}",
+    "medicationAdministrations": "MedicationAdministration?patient={{context.patientId}}",
+    "medicationRequests": "MedicationRequest?patient={{context.patientId}}",
+    "conditions": "Condition?patient={{context.patientId}}",
+    "procedures": "Procedure?patient={{context.patientId}}",
+    "documents": "DocumentReference?patient={{context.patientId}}",
+}
+
+_TOKEN = re.compile(r"\{\{\s*context\.([A-Za-z0-9_]+)\s*\}\}")
+
+
+def render_template(template: str, context: dict[str, Any]) -> str | None:
+    """Fill {{context.x}} tokens; None when a token has no simple value to put there."""
+    missing = False
+
+    def sub(m: re.Match[str]) -> str:
+        nonlocal missing
+        value = context.get(m.group(1))
+        if not isinstance(value, (str, int)) or value == "":
+            missing = True
+            return ""
+        return quote(str(value), safe="")
+
+    out = _TOKEN.sub(sub, template)
+    return None if missing else out
+
+
+@dataclass
+class PatientData:
+    resources: list[dict[str, Any]]
+    fetched_keys: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def as_bundle(self) -> dict[str, Any]:
+        return {"resourceType": "Bundle", "type": "collection",
+                "entry": [{"resource": r} for r in self.resources]}
+
+
+def _dedupe(resources: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: dict[str, dict[str, Any]] = {}
+    anonymous = []
+    for res in resources:
+        rid = res.get("id")
+        if isinstance(rid, str) and rid:
+            seen[f"{res['resourceType']}/{rid}"] = res
+        else:
+            anonymous.append(res)
+    return [seen[k] for k in sorted(seen)] + anonymous
+
+
+def content_hash(resources: list[dict[str, Any]]) -> str:
+    """Hash of the resources' canonical JSON: the cache key for a built index."""
+    h = hashlib.sha256()
+    for res in resources:
+        h.update(orjson.dumps(res, option=orjson.OPT_SORT_KEYS))
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+async def gather(req: HookRequest, templates: dict[str, str], settings: Settings,
+                 http: httpx.AsyncClient) -> PatientData:
+    prefetch = req.prefetch or {}
+    token = req.fhirAuthorization.access_token if req.fhirAuthorization else None
+    may_fetch = bool(req.fhirServer) and (token is not None or settings.fhir_fetch_without_token)
+    client = (FhirClient(req.fhirServer, http, token, settings.fhir_timeout_seconds, settings.fhir_max_pages)
+              if req.fhirServer else None)
+    resources: list[dict[str, Any]] = []
+    data = PatientData(resources=resources)
+    missing: list[str] = []
+    for key in templates:
+        value = prefetch.get(key)
+        if isinstance(value, dict) and value.get("resourceType") not in (None, "OperationOutcome"):
+            resources.extend(resources_of(value))
+            if value.get("resourceType") == "Bundle" and next_link(value):
+                # A prefetched first page: read the rest when we may, else use what came.
+                if may_fetch and client is not None and client.same_server(next_link(value) or ""):
+                    try:
+                        resources.extend((await client.follow(value))[len(resources_of(value)):])
+                    except FhirFetchError as exc:
+                        raise HookError(412, f"prefetch {key}: {exc}", code="not-found") from None
+                else:
+                    data.notes.append(f"prefetch {key}: later pages not read")
+            continue
+        missing.append(key)
+    if missing:
+        if not req.fhirServer:
+            raise HookError(412, f"prefetch missing ({', '.join(missing)}) and no fhirServer to fetch from",
+                            code="not-found", expression=tuple(f"prefetch.{k}" for k in missing))
+        if not may_fetch:
+            raise HookError(412, f"prefetch missing ({', '.join(missing)}) and no fhirAuthorization "
+                                 "(fetching without a token is disabled)",
+                            code="security", expression=("fhirAuthorization",))
+        assert client is not None
+        for key in missing:
+            query = render_template(templates[key], req.context)
+            if query is None:
+                raise HookError(412, f"prefetch {key}: context lacks the values its template needs",
+                                code="not-found", expression=(f"prefetch.{key}",))
+            try:
+                resources.extend(await client.fetch(query))
+            except FhirFetchError as exc:
+                raise HookError(412, f"prefetch {key} could not be fetched: {exc}",
+                                code="not-found", expression=(f"prefetch.{key}",)) from None
+            data.fetched_keys.append(key)
+        data.notes.extend(client.notes)
+    data.resources = _dedupe(resources)
+    if data.notes:
+        log.info("hook %s: %s", req.hook, "; ".join(data.notes))
+    return data

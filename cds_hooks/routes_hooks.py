@@ -1,0 +1,109 @@
+"""POST /cds-services/{id}: run a service and answer with cards.
+
+The route only validates, gathers data and dispatches; the work runs in a worker thread
+because building an index and verifying are CPU-bound.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from fastapi import APIRouter
+from pydantic import BaseModel, ValidationError
+from starlette.concurrency import run_in_threadpool
+
+from .cards import verdict_card, wants_card
+from .deps import CallerDep, ServiceState, StateDep
+from .errors import HookError
+from .models import Card, CdsResponse, HookRequest, OrderContext, PatientViewContext, VerifyContext
+from .orders import draft_medications, order_queries
+from .prefetch import PatientData, gather
+from .services import ORDER_SELECT, ORDER_SIGN, PATIENT_VIEW, SERVICES, VERIFY
+
+router = APIRouter(tags=["hooks"])
+
+C = TypeVar("C", bound=BaseModel)
+_RANK = {"supported": 0, "conflicting": 1, "refuted": 2, "insufficient": 3}
+
+
+def _context(model: type[C], req: HookRequest) -> C:
+    try:
+        return model.model_validate(req.context)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first.get("loc", ()))
+        raise HookError(400, f"context.{loc}: {first.get('msg')}", code="invalid",
+                        expression=(f"context.{loc}",)) from None
+
+
+def _patient_view(state: ServiceState, ctx: PatientViewContext, data: PatientData) -> list[Card]:
+    engine, settings = state.engine, state.settings
+    index = engine.index_for(ctx.patientId, data, "cds-hooks:patient-view")
+    cards = []
+    for watch in state.watchlist.watches:
+        # One card per watch: its most definite outcome alternative.
+        results = [(q, engine.verify(index, q)) for q in watch.queries()]
+        query, verdict = min(results, key=lambda qv: _RANK[qv[1].verdict.value])
+        if wants_card(verdict.verdict.value, settings):
+            cards.append(verdict_card(verdict, query, settings, title=watch.title, topic=watch.topic,
+                                      adverse=watch.adverse, patient=ctx.patientId))
+    return cards
+
+
+def _orders(state: ServiceState, ctx: OrderContext, data: PatientData, hook: str) -> list[Card]:
+    engine, settings = state.engine, state.settings
+    drugs = draft_medications(ctx.draftOrders, ctx.selections if hook == "order-select" else None)
+    if not drugs:
+        return []
+    index = engine.index_for(ctx.patientId, data, f"cds-hooks:{hook}")
+    cards = []
+    for drug in drugs:
+        best: dict[str, tuple[Any, Any, Any]] = {}
+        for query, watch in order_queries(drug, state.watchlist):
+            verdict = engine.verify(index, query)
+            outcome = query.events[1].text or ""
+            if outcome not in best or _RANK[verdict.verdict.value] < _RANK[best[outcome][1].verdict.value]:
+                best[outcome] = (query, verdict, watch)
+        for outcome, (query, verdict, watch) in best.items():
+            if wants_card(verdict.verdict.value, settings):
+                exposure = query.events[0].text
+                title = f"{drug.name} ordered; record: {outcome} after earlier {exposure}"
+                cards.append(verdict_card(verdict, query, settings, title=title, topic=watch.topic,
+                                          adverse=True, patient=ctx.patientId))
+    return cards
+
+
+def _verify(state: ServiceState, ctx: VerifyContext, data: PatientData) -> list[Card]:
+    query = state.engine.parse_query(ctx.query)
+    index = state.engine.index_for(ctx.patientId, data, "cds-hooks:verify")
+    verdict = state.engine.verify(index, query)
+    return [verdict_card(verdict, query, state.settings, topic="verification", patient=ctx.patientId)]
+
+
+@router.post("/cds-services/{service_id}", response_model=CdsResponse, response_model_exclude_none=True)
+async def call_service(service_id: str, req: HookRequest, state: StateDep, caller: CallerDep) -> CdsResponse:
+    service = SERVICES.get(service_id)
+    if service is None:
+        raise HookError(404, "unknown CDS service", code="not-found")
+    if req.hook != service.hook:
+        raise HookError(400, f"service {service_id} answers hook {service.hook}", code="invalid",
+                        expression=("hook",))
+    http = state.http_client()
+    if service_id == PATIENT_VIEW:
+        pv = _context(PatientViewContext, req)
+        data = await gather(req, service.prefetch, state.settings, http)
+        cards = await run_in_threadpool(_patient_view, state, pv, data)
+    elif service_id in (ORDER_SELECT, ORDER_SIGN):
+        oc = _context(OrderContext, req)
+        if not draft_medications(oc.draftOrders, oc.selections if req.hook == "order-select" else None):
+            return CdsResponse(cards=[])  # nothing this service checks: no need to read the record
+        data = await gather(req, service.prefetch, state.settings, http)
+        cards = await run_in_threadpool(_orders, state, oc, data, req.hook)
+    elif service_id == VERIFY:
+        vc = _context(VerifyContext, req)
+        state.engine.parse_query(vc.query)  # a bad query is a 400 before any FHIR traffic
+        data = await gather(req, service.prefetch, state.settings, http)
+        cards = await run_in_threadpool(_verify, state, vc, data)
+    else:  # pragma: no cover - SERVICES and this dispatch are edited together
+        raise HookError(404, "unknown CDS service", code="not-found")
+    return CdsResponse(cards=cards)
