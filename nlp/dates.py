@@ -1,0 +1,163 @@
+"""Occurrence times a sentence states, resolved against the note's date (pure functions).
+
+Only expressions that resolve to a definite window are returned: explicit dates
+("on 2015-02-03", "on 02/03/2015", "on 2015-02-03 at 14:30", "in March 2019", "in 2019") and
+relative ones anchored at the note date ("yesterday", "today", "last night", "2 days ago",
+"3 hours ago", "4 months ago", "5 years ago"). "2 weeks ago" and vaguer phrases stay
+unresolved: no granularity holds them honestly. The note date itself is never an
+occurrence time; it is only the anchor.
+
+Examples
+--------
+>>> from datetime import datetime, timezone
+>>> anchor = datetime(2020, 5, 15, 9, 30, tzinfo=timezone.utc)
+>>> resolve_relative("2 days ago", anchor).start.date().isoformat()
+'2020-05-13'
+>>> resolve_relative("yesterday", anchor).granularity.value
+'day'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from medeventgraph.occurrence import EventTime, Granularity, TimeType
+
+__all__ = ["TimeMention", "find_times", "nearest_time", "resolve_relative"]
+
+_MONTHS = {
+    m: i + 1
+    for i, names in enumerate(
+        [
+            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
+            ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
+            ("october", "oct"), ("november", "nov"), ("december", "dec"),
+        ]
+    )
+    for m in names
+}
+_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_TIME = r"(?:\s+at\s+(?P<hh>\d{1,2}):(?P<mm>\d{2}))?"
+
+_ISO = re.compile(rf"\b(?:on|dated)\s+(?P<y>\d{{4}})-(?P<m>\d{{2}})-(?P<d>\d{{2}})(?:[T ](?P<th>\d{{2}}):(?P<tm>\d{{2}}))?{_TIME}\b", re.IGNORECASE)
+_US = re.compile(rf"\b(?:on|dated)\s+(?P<m>\d{{1,2}})/(?P<d>\d{{1,2}})/(?P<y>\d{{4}}){_TIME}\b", re.IGNORECASE)
+_MONTH_YEAR = re.compile(rf"\bin\s+(?P<mon>{_MONTH_RE})\.?\s+(?P<y>\d{{4}})\b", re.IGNORECASE)
+_YEAR = re.compile(r"\bin\s+(?P<y>(?:19|20)\d{2})\b(?!\s*(?:mg|ml|units?|%))", re.IGNORECASE)
+_AGO = re.compile(r"\b(?P<n>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
+                  r"(?P<unit>hours?|hrs?|days?|months?|years?|yrs?)\s+ago\b", re.IGNORECASE)
+_WORDS = re.compile(r"\b(?P<w>yesterday|today|this morning|last night|tonight)\b", re.IGNORECASE)
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+            "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+
+
+@dataclass(frozen=True, slots=True)
+class TimeMention:
+    """A resolved time expression at [start, end) of the sentence."""
+
+    start: int
+    end: int
+    text: str
+    time: EventTime
+
+
+def _day(d: datetime) -> datetime:
+    return datetime(d.year, d.month, d.day, tzinfo=UTC)
+
+
+def _instant(y: int, m: int, d: int, hh: str | None, mm: str | None) -> EventTime | None:
+    try:
+        if hh is not None and mm is not None:
+            start = datetime(y, m, d, int(hh), int(mm), tzinfo=UTC)
+            return EventTime(start=start, type=TimeType.OCCURRENCE, granularity=Granularity.MINUTE)
+        return EventTime(start=datetime(y, m, d, tzinfo=UTC), granularity=Granularity.DAY)
+    except ValueError:  # 2015-02-30, 13/45/2015
+        return None
+
+
+def _shift_months(anchor: datetime, months: int) -> datetime:
+    total = anchor.year * 12 + anchor.month - 1 - months
+    return datetime(total // 12, total % 12 + 1, 1, tzinfo=UTC)
+
+
+_FINE = (Granularity.SECOND, Granularity.MINUTE, Granularity.HOUR)
+
+
+def resolve_relative(
+    expression: str, anchor: datetime | None, anchor_granularity: Granularity = Granularity.SECOND
+) -> EventTime | None:
+    """Resolve a relative expression ("yesterday", "3 days ago") against `anchor` (the note date).
+
+    The anchor's own calendar day (in its own offset) is "today". Returns None when the
+    expression is not one we resolve, when there is no anchor, or when the anchor is too coarse
+    (a day-only note date cannot place "3 hours ago"; a month-only one cannot place "yesterday").
+    """
+    if anchor is None or anchor_granularity not in (*_FINE, Granularity.DAY):
+        return None
+    local = anchor if anchor.tzinfo else anchor.replace(tzinfo=UTC)
+    text = " ".join(expression.lower().split())
+    day = Granularity.DAY
+    if text in ("today", "this morning", "tonight"):
+        return EventTime(start=_day(local), granularity=day)
+    if text in ("yesterday", "last night"):
+        return EventTime(start=_day(local - timedelta(days=1)), granularity=day)
+    match = _AGO.fullmatch(text)
+    if match is None:
+        return None
+    raw = match["n"].lower()
+    n = int(raw) if raw.isdigit() else _NUMBERS[raw]
+    unit = match["unit"].lower()
+    if unit.startswith(("hour", "hr")):
+        if anchor_granularity not in _FINE:
+            return None
+        hour = local.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+        return EventTime(start=hour - timedelta(hours=n), granularity=Granularity.HOUR)
+    if unit.startswith("day"):
+        return EventTime(start=_day(local - timedelta(days=n)), granularity=day)
+    if unit.startswith("month"):
+        return EventTime(start=_shift_months(local, n), granularity=Granularity.MONTH)
+    return EventTime(start=datetime(local.year - n, 1, 1, tzinfo=UTC), granularity=Granularity.YEAR)
+
+
+def find_times(
+    sentence: str, anchor: datetime | None, anchor_granularity: Granularity = Granularity.SECOND
+) -> list[TimeMention]:
+    """Every time expression of `sentence` that resolves, in text order (no overlaps)."""
+    found: list[TimeMention] = []
+    for rx in (_ISO, _US):
+        for m in rx.finditer(sentence):
+            hh = m.groupdict().get("th") or m["hh"]
+            mm = m.groupdict().get("tm") or m["mm"]
+            t = _instant(int(m["y"]), int(m["m"]), int(m["d"]), hh, mm)
+            if t is not None:
+                found.append(TimeMention(m.start(), m.end(), m.group(0), t))
+    for m in _MONTH_YEAR.finditer(sentence):
+        start = datetime(int(m["y"]), _MONTHS[m["mon"].lower()], 1, tzinfo=UTC)
+        found.append(TimeMention(m.start(), m.end(), m.group(0), EventTime(start, granularity=Granularity.MONTH)))
+    for m in _YEAR.finditer(sentence):
+        start = datetime(int(m["y"]), 1, 1, tzinfo=UTC)
+        found.append(TimeMention(m.start(), m.end(), m.group(0), EventTime(start, granularity=Granularity.YEAR)))
+    for rx in (_AGO, _WORDS):
+        for m in rx.finditer(sentence):
+            t = resolve_relative(m.group(0), anchor, anchor_granularity)
+            if t is not None:
+                found.append(TimeMention(m.start(), m.end(), m.group(0), t))
+    found.sort(key=lambda t: (t.start, -(t.end - t.start)))
+    kept: list[TimeMention] = []
+    for t in found:
+        if not kept or t.start >= kept[-1].end:
+            kept.append(t)
+    return kept
+
+
+def nearest_time(times: list[TimeMention], start: int, end: int) -> TimeMention | None:
+    """The time expression closest to the mention at [start, end) of the same sentence."""
+    if not times:
+        return None
+
+    def distance(t: TimeMention) -> tuple[int, int]:
+        gap = t.start - end if t.start >= end else start - t.end if t.end <= start else 0
+        return (max(gap, 0), t.start)
+
+    return min(times, key=distance)

@@ -1,0 +1,130 @@
+"""From one matched span to a note-mention Occurrence (ids, source refs, times, assertions)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from medeventgraph.occurrence import (
+    Concept,
+    EventTime,
+    Granularity,
+    Kind,
+    NoteDocument,
+    NoteText,
+    Occurrence,
+    Origin,
+    SourceRef,
+    TimeType,
+)
+
+from .context import assertion_from_flags
+from .dates import find_times, nearest_time
+from .processed import SentenceSpan
+from .rules import section_assertions
+from .targets import TargetTerm
+
+__all__ = ["UNRESOLVED", "MentionDraft", "build_occurrence", "json_path", "mention_id", "note_order"]
+
+UNRESOLVED = EventTime(start=None, type=TimeType.OCCURRENCE, granularity=Granularity.UNKNOWN)
+_FAR_FUTURE = datetime.max.replace(tzinfo=UTC)
+DEFAULT_KIND = Kind.OBSERVATION  # for terms the caller gave no kind
+
+
+@dataclass(frozen=True, slots=True)
+class MentionDraft:
+    document: NoteDocument
+    note: NoteText
+    start: int
+    end: int
+    sentence: SentenceSpan
+    sentence_text: str
+    terms: tuple[TargetTerm, ...]  # the first one wins; the others are alternatives
+    flags: frozenset[str]  # ConText flags
+    text_hash: str
+    rank: int
+
+    @property
+    def occurrence_id(self) -> str:
+        return mention_id(self.document.resource_type, self.document.resource_id,
+                          self.note.attachment, self.start, self.end)
+
+
+def mention_id(resource_type: str, resource_id: str, attachment: int, start: int, end: int) -> str:
+    """'DocumentReference/9#s120-188'; attachment k > 0 adds 'a<k>': '...#a1s120-188'."""
+    prefix = f"a{attachment}" if attachment else ""
+    return f"{resource_type}/{resource_id}#{prefix}s{start}-{end}"
+
+
+def json_path(resource_type: str, attachment: int) -> str:
+    if resource_type == "DiagnosticReport":
+        return f"presentedForm[{attachment}].data"
+    return f"content[{attachment}].attachment.data"
+
+
+def note_order(document: NoteDocument, attachment: int) -> tuple:
+    """Earliest note first; same time: DocumentReference before other types; then by id."""
+    start = document.date.start or _FAR_FUTURE
+    if start.tzinfo is None:
+        start = start.replace(tzinfo=UTC)
+    rank = 0 if document.resource_type == "DocumentReference" else 1
+    return (start, rank, document.resource_type, document.resource_id, attachment)
+
+
+def _documented(document: NoteDocument) -> EventTime:
+    d = document.date
+    return EventTime(start=d.start, end=d.end, type=TimeType.DOCUMENTATION, granularity=d.granularity)
+
+
+def _occurrence_time(draft: MentionDraft) -> tuple[EventTime, str | None]:
+    date = draft.document.date
+    anchor = date.start if date.resolved else None
+    times = find_times(draft.sentence_text, anchor, date.granularity)
+    best = nearest_time(times, draft.start - draft.sentence.start, draft.end - draft.sentence.start)
+    if best is None:
+        return UNRESOLVED, None
+    return best.time, best.text
+
+
+def build_occurrence(draft: MentionDraft, copied_from: str | None) -> Occurrence:
+    document, note, sentence = draft.document, draft.note, draft.sentence
+    term = draft.terms[0]
+    flags = set(draft.flags) | section_assertions().get(sentence.section or "", frozenset())
+    time, time_text = _occurrence_time(draft)
+    literal = note.text[draft.start:draft.end]
+    extra: list[tuple[str, str]] = [
+        ("sentence_start", str(sentence.start)),
+        ("sentence_end", str(sentence.end)),
+        ("section", sentence.section or ""),
+        ("literal", literal),
+        ("term_source", term.source),
+    ]
+    if term.kind is None:
+        extra.append(("kind", "unspecified"))
+    extra.extend(("alt_concept", t.concept) for t in dict.fromkeys(draft.terms[1:]) if t.concept != term.concept)
+    if time_text is not None:
+        extra.append(("time_text", time_text))
+    if copied_from is not None:
+        extra.append(("copied_from", copied_from))
+    return Occurrence(
+        id=draft.occurrence_id,
+        patient=document.patient,
+        kind=term.kind or DEFAULT_KIND,
+        origin=Origin.NOTE,
+        concept=Concept(text=term.concept),
+        time=time,
+        source=SourceRef(
+            resource_type=document.resource_type,
+            resource_id=document.resource_id,
+            json_path=json_path(document.resource_type, note.attachment),
+            attachment=note.attachment,
+            start=draft.start,
+            end=draft.end,
+            section=sentence.section,
+        ),
+        encounter=document.encounter,
+        assertion=assertion_from_flags(flags),
+        documented=_documented(document),
+        text=draft.sentence_text,
+        extra=tuple(extra),
+    )

@@ -1,0 +1,149 @@
+"""NotePipeline: note texts -> note-mention Occurrences with ConText attributes and exact spans.
+
+The expensive part (tokenizer, sentence splitter, sectionizer) runs once per note text and is
+cached; matching a new set of terms against cached notes runs only the TargetMatcher and,
+on notes with matches, ConText.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import medspacy
+from medeventgraph.occurrence import NoteDocument, NoteText, Occurrence
+
+from .cache import NoteCache, NoteKey, content_hash
+from .context import assert_targets, build_context
+from .copies import MentionKey, link_copies, normalize_sentence
+from .mentions import MentionDraft, build_occurrence, note_order
+from .processed import ProcessedNote, process_doc
+from .sections import add_sectionizer
+from .sentences import SPLITTERS, add_sentence_splitter
+from .targets import TargetTerm, TermMatcher
+
+__all__ = ["DEFAULT_SPLITTER", "NotePipeline", "NoteSentence"]
+
+# Measured on the 578 Synthea notes (benchmarks/bench_nlp.py): the rule splitter is ~20x faster
+# than PyRuSH and, with line-structure boundaries, gives the same sentences on these notes.
+DEFAULT_SPLITTER = "rule"
+
+
+@dataclass(frozen=True, slots=True)
+class NoteSentence:
+    """A sentence of a note (ConText-free text) for the context store to index."""
+
+    reference: str  # "DocumentReference/9"
+    attachment: int
+    start: int
+    end: int
+    section: str | None
+    text: str
+
+
+def _is_text(note: NoteText) -> bool:
+    return not note.content_type or note.content_type.lower().startswith("text/")
+
+
+class NotePipeline:
+    """Build once (it holds the spaCy pipeline); `mentions` and `sentences` are thread-safe."""
+
+    def __init__(
+        self,
+        *,
+        max_note_chars: int = 200_000,
+        sentence_splitter: str = DEFAULT_SPLITTER,
+        cache_size: int = 2048,
+        copy_min_words: int = 4,
+    ) -> None:
+        if sentence_splitter not in SPLITTERS:
+            raise ValueError(f"sentence_splitter must be one of {SPLITTERS}, not {sentence_splitter!r}")
+        self.max_note_chars = max_note_chars
+        self.sentence_splitter = sentence_splitter
+        self.copy_min_words = copy_min_words
+        self.nlp = medspacy.load(medspacy_enable=["medspacy_tokenizer"])
+        self.nlp.max_length = max(self.nlp.max_length, max_note_chars + 1)
+        add_sentence_splitter(self.nlp, sentence_splitter)
+        add_sectionizer(self.nlp)
+        self.context = build_context(self.nlp)
+        self.cache: NoteCache[ProcessedNote] = NoteCache(cache_size)
+        self._matchers: OrderedDict[tuple[TargetTerm, ...], TermMatcher] = OrderedDict()
+        self._lock = threading.RLock()
+
+    # -- the cached, expensive part ------------------------------------------------------------
+    def process(self, document: NoteDocument, note: NoteText) -> ProcessedNote:
+        text = note.text[: self.max_note_chars]
+        key = NoteKey(document.reference, document.version, note.attachment, content_hash(text))
+        with self._lock:
+            return self.cache.get_or_compute(key, lambda: process_doc(self.nlp(text)))
+
+    def _matcher(self, terms: Sequence[TargetTerm]) -> TermMatcher:
+        key = tuple(terms)
+        matcher = self._matchers.get(key)
+        if matcher is None:
+            matcher = self._matchers[key] = TermMatcher(self.nlp, key)
+            while len(self._matchers) > 8:
+                self._matchers.popitem(last=False)
+        else:
+            self._matchers.move_to_end(key)
+        return matcher
+
+    # -- public API ----------------------------------------------------------------------------
+    def sentences(self, document: NoteDocument) -> list[NoteSentence]:
+        out: list[NoteSentence] = []
+        for note in document.texts:
+            if not _is_text(note):
+                continue
+            processed = self.process(document, note)
+            for s in processed.sentences:
+                if not s.is_heading:
+                    out.append(NoteSentence(document.reference, note.attachment, s.start, s.end,
+                                            s.section, processed.text[s.start:s.end]))
+        return out
+
+    def mentions(self, documents: Sequence[NoteDocument], terms: Sequence[TargetTerm]) -> list[Occurrence]:
+        """Every mention of every term in the documents' texts, in document then text order."""
+        with self._lock:
+            matcher = self._matcher(terms)
+            drafts: list[MentionDraft] = []
+            for document in documents:
+                for note in document.texts:
+                    if _is_text(note):
+                        drafts.extend(self._note_mentions(document, note, matcher))
+        keys = [
+            MentionKey(d.occurrence_id, d.document.patient, note_order(d.document, d.note.attachment),
+                       f"{d.document.reference}#a{d.note.attachment}", d.text_hash,
+                       normalize_sentence(d.sentence_text), d.terms[0].concept, d.rank)
+            for d in drafts
+        ]
+        copies = link_copies(keys, self.copy_min_words)
+        return [build_occurrence(d, copies.get(d.occurrence_id)) for d in drafts]
+
+    def _note_mentions(self, document: NoteDocument, note: NoteText, matcher: TermMatcher) -> list[MentionDraft]:
+        processed = self.process(document, note)
+        doc = processed.doc
+        saved = dict(doc.user_data)
+        try:
+            matches = [
+                (span, terms) for span, terms in matcher(doc)
+                if processed.sentence_of(span.start) is not None
+                and not processed.in_heading(span.start_char, span.end_char)
+            ]
+            flags = assert_targets(self.context, doc, [span for span, _ in matches])
+        finally:
+            doc.user_data.clear()
+            doc.user_data.update(saved)
+        text_hash = content_hash(processed.text)
+        drafts: list[MentionDraft] = []
+        ranks: dict[tuple[int, str], int] = {}
+        for (span, terms), found in zip(matches, flags, strict=True):
+            sentence = processed.sentence_of(span.start)
+            assert sentence is not None
+            rank_key = (sentence.start, terms[0].concept)
+            rank = ranks[rank_key] = ranks.get(rank_key, -1) + 1
+            drafts.append(MentionDraft(document, note, span.start_char, span.end_char, sentence,
+                                       processed.text[sentence.start:sentence.end], terms,
+                                       frozenset(found), text_hash, rank))
+        return drafts

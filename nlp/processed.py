@@ -1,0 +1,73 @@
+"""One note text after the expensive NLP part (tokens, sentences, sections): what the cache holds."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from spacy.tokens import Doc
+
+from .sections import SectionSpan, doc_sections
+
+__all__ = ["ProcessedNote", "SentenceSpan", "process_doc"]
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceSpan:
+    """A sentence in character offsets, trimmed of surrounding white space."""
+
+    start: int
+    end: int
+    section: str | None
+    is_heading: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessedNote:
+    doc: Doc  # mutated only transiently (ents, user_data) under the pipeline's lock
+    sentences: tuple[SentenceSpan, ...]
+    sections: tuple[SectionSpan, ...]
+    token_sentence: tuple[int, ...]  # token index -> index into `sentences` (-1: white space only)
+
+    @property
+    def text(self) -> str:
+        return self.doc.text
+
+    def sentence_of(self, token_index: int) -> SentenceSpan | None:
+        i = self.token_sentence[token_index]
+        return self.sentences[i] if i >= 0 else None
+
+    def section_at(self, char: int) -> SectionSpan | None:
+        starts = [s.title_start for s in self.sections]
+        i = bisect_right(starts, char) - 1
+        return self.sections[i] if i >= 0 else None
+
+    def in_heading(self, start: int, end: int) -> bool:
+        section = self.section_at(start)
+        return section is not None and section.title_start <= start and end <= section.title_end
+
+
+def process_doc(doc: Doc) -> ProcessedNote:
+    """Read sentence and section spans out of a doc the cached pipeline has run on."""
+    sections = doc_sections(doc)
+    starts = [s.title_start for s in sections]
+    text = doc.text
+    sentences: list[SentenceSpan] = []
+    token_sentence = [-1] * len(doc)
+    for sent in doc.sents:
+        raw = sent.text
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        start = sent.start_char + (len(raw) - len(raw.lstrip()))
+        end = start + len(stripped)
+        i = bisect_right(starts, start) - 1
+        section = sections[i] if i >= 0 else None
+        heading = section is not None and section.title_start <= start and end <= section.title_end
+        index = len(sentences)
+        sentences.append(SentenceSpan(start, end, section.category if section else None, heading))
+        for token in sent:
+            if not token.is_space:
+                token_sentence[token.i] = index
+        assert text[start:end] == stripped
+    return ProcessedNote(doc, tuple(sentences), sections, tuple(token_sentence))

@@ -1,0 +1,139 @@
+"""Typed models of the rule files shipped in `nlp/resources/`, loaded with importlib.resources.
+
+Each JSON file has one small frozen model; the models know how to become medspaCy rule
+objects, so the spaCy side never reads raw dicts.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from medspacy.context import ConTextRule
+from medspacy.section_detection import SectionRule
+
+__all__ = [
+    "ASSERTION_FLAGS",
+    "ContextRuleSpec",
+    "SectionSpec",
+    "context_rules",
+    "load_context_specs",
+    "load_section_specs",
+    "section_assertions",
+    "section_rules",
+]
+
+ASSERTION_FLAGS = ("negated", "uncertain", "hypothetical", "historical", "family")
+_PACKAGE = "medeventgraph.nlp"
+_DIRECTIONS = {"FORWARD", "BACKWARD", "BIDIRECTIONAL", "TERMINATE", "PSEUDO"}
+
+
+def _read_json(name: str) -> Any:
+    return json.loads(resources.files(_PACKAGE).joinpath("resources", name).read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True, slots=True)
+class SectionSpec:
+    """One section category: its heading titles and the ConText flags it gives its mentions."""
+
+    category: str
+    titles: tuple[str, ...]
+    assertion: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        bad = [flag for flag in self.assertion if flag not in ASSERTION_FLAGS]
+        if bad:
+            raise ValueError(f"section {self.category}: unknown assertion flags {bad}")
+        if not self.titles:
+            raise ValueError(f"section {self.category}: no titles")
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SectionSpec:
+        return cls(
+            category=str(data["category"]),
+            titles=tuple(str(t) for t in data["titles"]),
+            assertion=tuple(str(a) for a in data.get("assertion", ())),
+        )
+
+    def to_rules(self) -> list[SectionRule]:
+        """Two token patterns per title: a markdown heading ('# Title') and 'Title:'."""
+        rules = []
+        for title in self.titles:
+            words = [{"LOWER": w} for w in _title_tokens(title)]
+            markdown = [{"TEXT": {"REGEX": r"^#+$"}, "OP": "+"}, *words, {"TEXT": ":", "OP": "?"}]
+            colon = [*words, {"TEXT": ":"}]
+            rules.append(SectionRule(literal=f"# {title}", category=self.category, pattern=markdown))
+            rules.append(SectionRule(literal=f"{title}:", category=self.category, pattern=colon))
+        return rules
+
+
+def _title_tokens(title: str) -> list[str]:
+    """Lower-cased tokens of a title as the medspaCy tokenizer splits them ('a/p' -> a, /, p)."""
+    out: list[str] = []
+    for word in title.lower().split():
+        part = ""
+        for ch in word:
+            if ch.isalnum():
+                part += ch
+            else:
+                if part:
+                    out.append(part)
+                out.append(ch)
+                part = ""
+        if part:
+            out.append(part)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class ContextRuleSpec:
+    """One extra ConText modifier; `pattern` is a spaCy token pattern or None for the literal."""
+
+    literal: str
+    category: str
+    direction: str
+    pattern: tuple[dict[str, Any], ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.direction.upper() not in _DIRECTIONS:
+            raise ValueError(f"context rule {self.literal!r}: bad direction {self.direction}")
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ContextRuleSpec:
+        pattern = data.get("pattern")
+        return cls(
+            literal=str(data["literal"]),
+            category=str(data["category"]).upper(),
+            direction=str(data["direction"]).upper(),
+            pattern=tuple(pattern) if pattern else None,
+        )
+
+    def to_rule(self) -> ConTextRule:
+        pattern = [dict(p) for p in self.pattern] if self.pattern else None
+        return ConTextRule(self.literal, self.category, pattern=pattern, direction=self.direction)
+
+
+@cache
+def load_section_specs() -> tuple[SectionSpec, ...]:
+    return tuple(SectionSpec.from_json(d) for d in _read_json("section_rules.json")["sections"])
+
+
+@cache
+def load_context_specs() -> tuple[ContextRuleSpec, ...]:
+    return tuple(ContextRuleSpec.from_json(d) for d in _read_json("context_rules.json")["rules"])
+
+
+def section_rules() -> list[SectionRule]:
+    return [rule for spec in load_section_specs() for rule in spec.to_rules()]
+
+
+def context_rules() -> list[ConTextRule]:
+    return [spec.to_rule() for spec in load_context_specs()]
+
+
+def section_assertions() -> dict[str, frozenset[str]]:
+    """Section category -> the ConText flags its mentions receive (past history -> historical)."""
+    return {s.category: frozenset(s.assertion) for s in load_section_specs() if s.assertion}

@@ -1,0 +1,49 @@
+"""Section detection: medspaCy's Sectionizer with our heading rules, read back as plain spans."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from .rules import section_rules
+
+__all__ = ["SectionSpan", "add_sectionizer", "doc_sections"]
+
+
+@dataclass(frozen=True, slots=True)
+class SectionSpan:
+    """A section in character offsets: its heading [title_start, title_end) and body up to `end`."""
+
+    category: str | None
+    title_start: int
+    title_end: int
+    end: int
+
+
+def add_sectionizer(nlp: Language) -> None:
+    """Headings must start a line; header and body start new sentences; no span attributes."""
+    sectionizer = nlp.add_pipe(
+        "medspacy_sectionizer",
+        config={
+            "rules": None,
+            "require_start_line": True,
+            "span_attrs": None,
+            "apply_sentence_boundary": True,
+        },
+    )
+    sectionizer.add(section_rules())
+
+
+def doc_sections(doc: Doc) -> tuple[SectionSpan, ...]:
+    """The sections the sectionizer found, as character spans in document order."""
+    out = []
+    for section in doc._.sections:
+        t0, t1 = section.title_span
+        b1 = section.body_span[1]
+        title_start = doc[t0].idx if t1 > t0 else (doc[t0].idx if t0 < len(doc) else len(doc.text))
+        title_end = doc[t1 - 1].idx + len(doc[t1 - 1]) if t1 > t0 else title_start
+        end = doc[b1 - 1].idx + len(doc[b1 - 1]) if b1 > 0 else 0
+        out.append(SectionSpan(section.category, title_start, title_end, end))
+    return tuple(out)

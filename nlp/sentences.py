@@ -1,0 +1,69 @@
+"""Sentence splitting: spaCy's rule sentencizer plus line structure, or PyRuSH.
+
+Notes are line-structured (headings, bullets, "Label: value" lines), and spaCy's punctuation
+sentencizer alone runs a heading into the next line. The `rule` splitter therefore adds the
+`medeventgraph_line_breaks` component: a new line starts a sentence unless it continues a
+wrapped sentence (the previous line ends without terminal punctuation and the new line starts
+in lower case). `pyrush` is medspaCy's PyRuSH (about 20x slower here; see
+benchmarks/bench_nlp.py), with its per-token debug logging silenced.
+"""
+
+from __future__ import annotations
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+__all__ = ["SPLITTERS", "add_sentence_splitter", "silence_pyrush"]
+
+SPLITTERS = ("rule", "pyrush")
+_TERMINAL = frozenset(".!?;:")
+
+
+@Language.component("medeventgraph_line_breaks")
+def line_breaks(doc: Doc) -> Doc:
+    """Mark sentence starts at line breaks that are not soft wraps (runs after the sentencizer)."""
+    prev_line_last = ""  # last character of the previous line
+    line_first = ""  # first character of the current line
+    after_break = False
+    for token in doc:
+        if token.is_space:
+            if "\n" in token.text or "\r" in token.text:
+                after_break = True
+            continue
+        if after_break and token.i > 0:
+            wrapped = (
+                prev_line_last not in _TERMINAL
+                and line_first != "#"
+                and token.text[:1].islower()
+            )
+            if not wrapped:
+                token.is_sent_start = True
+        if after_break or token.i == 0:
+            line_first = token.text[:1]
+        after_break = False
+        prev_line_last = token.text[-1:]
+    return doc
+
+
+def silence_pyrush() -> None:
+    """PyRuSH logs every token at debug level through loguru; turn that off once."""
+    from loguru import logger
+
+    logger.disable("PyRuSH")
+
+
+def add_sentence_splitter(nlp: Language, splitter: str) -> None:
+    """Add the chosen sentence splitter to `nlp` (a medspaCy blank English pipeline)."""
+    if splitter == "rule":
+        nlp.add_pipe("sentencizer")
+        nlp.add_pipe("medeventgraph_line_breaks")
+    elif splitter == "pyrush":
+        silence_pyrush()
+        from pathlib import Path
+
+        import medspacy
+
+        rules = Path(medspacy.__file__).resolve().parents[1] / "resources" / "en" / "rush_rules.tsv"
+        nlp.add_pipe("medspacy_pyrush", config={"rules_path": str(rules)})
+    else:
+        raise ValueError(f"sentence_splitter must be one of {SPLITTERS}, not {splitter!r}")

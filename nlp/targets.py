@@ -1,0 +1,86 @@
+"""Target terms supplied by the caller, and the medspaCy TargetMatcher built from them.
+
+Terms come from three places (the caller decides; nlp never imports core): lexicon entries,
+displays of concepts in the patient's structured record, and the query's event texts. Terms
+with the same normalised literal share one matcher rule; when several terms claim one span,
+the first in the caller's order wins and the others are reported as alternatives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from medeventgraph.occurrence import Kind
+from medspacy.target_matcher import TargetMatcher, TargetRule
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.util import filter_spans
+
+__all__ = ["TargetTerm", "TermMatcher", "normalize_literal", "terms_from_display"]
+
+SOURCES = ("lexicon", "record", "query")
+_SEMANTIC_TAG = re.compile(r"\s*\((?:disorder|finding|procedure|situation|regime/therapy|observable entity|"
+                           r"morphologic abnormality|qualifier value|substance|product|event)\)\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class TargetTerm:
+    """A phrase to find in notes and the concept it stands for."""
+
+    literal: str
+    concept: str
+    kind: Kind | None = None
+    source: str = "lexicon"  # lexicon | record | query
+
+    def __post_init__(self) -> None:
+        if self.source not in SOURCES:
+            raise ValueError(f"TargetTerm.source must be one of {SOURCES}, not {self.source!r}")
+
+
+def normalize_literal(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def terms_from_display(display: str, kind: Kind | None, source: str = "record") -> list[TargetTerm]:
+    """Terms for a record display: the display itself and, for SNOMED-style displays, the display
+    without its semantic tag ("Acute kidney injury (disorder)" -> also "Acute kidney injury")."""
+    concept = display.strip()
+    out = [TargetTerm(concept, concept, kind, source)]
+    bare = _SEMANTIC_TAG.sub("", concept)
+    if bare and bare != concept:
+        out.append(TargetTerm(bare, concept, kind, source))
+    return out
+
+
+def _usable(literal: str) -> bool:
+    return len(literal) >= 2 and any(ch.isalnum() for ch in literal)
+
+
+class TermMatcher:
+    """Finds the terms' literals in processed docs (case-insensitive, token-aligned)."""
+
+    def __init__(self, nlp: Language, terms: Sequence[TargetTerm]) -> None:
+        groups: dict[str, list[TargetTerm]] = {}
+        for term in terms:
+            key = normalize_literal(term.literal)
+            if _usable(key):
+                groups.setdefault(key, []).append(term)
+        self._groups: list[tuple[TargetTerm, ...]] = [tuple(g) for g in groups.values()]
+        self._matcher = TargetMatcher(nlp, result_type=None)
+        self._matcher.add([TargetRule(literal, f"T{i}") for i, literal in enumerate(groups)])
+
+    def __call__(self, doc: Doc, *, limit: int | None = None) -> list[tuple[Span, tuple[TargetTerm, ...]]]:
+        """Non-overlapping matches (longest wins) in text order, each with its terms in caller order."""
+        if not self._groups:
+            return []
+        spans = [Span(doc, s.start, s.end, label=s.label_) for s in self._matcher(doc)]
+        if limit is not None:
+            spans = [s for s in spans if s.end_char <= limit]
+        spans = sorted(filter_spans(spans), key=lambda s: (s.start, s.end))
+        return [(span, self._groups[int(span.label_[1:])]) for span in spans]
+
+    @staticmethod
+    def cache_key(terms: Iterable[TargetTerm]) -> tuple[TargetTerm, ...]:
+        return tuple(terms)
