@@ -7,19 +7,18 @@ from datetime import timedelta
 from enum import Enum
 from typing import Literal
 
+from medeventgraph.occurrence import Kind
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from medeventgraph.occurrence import Kind
-
 __all__ = [
+    "QUERY_KINDS",
     "CodeRef",
     "EventSpec",
     "RelationSpec",
-    "VerificationQuery",
     "RelationType",
     "Scope",
+    "VerificationQuery",
     "parse_duration",
-    "QUERY_KINDS",
 ]
 
 # Kinds a query may name: the clinical types of DESIGN.md.
@@ -91,9 +90,8 @@ class RelationSpec(BaseModel):
     @field_validator("within")
     @classmethod
     def _valid_duration(cls, v: str | None) -> str | None:
-        if v is not None:
-            if parse_duration(v) <= timedelta(0):
-                raise ValueError("within must be a positive duration")
+        if v is not None and parse_duration(v) <= timedelta(0):
+            raise ValueError("within must be a positive duration")
         return v
 
     @property

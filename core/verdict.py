@@ -8,12 +8,12 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 __all__ = [
-    "Label",
-    "FailureType",
-    "TimeOut",
-    "SourceOut",
     "EvidenceOut",
+    "FailureType",
+    "Label",
     "RelationOut",
+    "SourceOut",
+    "TimeOut",
     "Verdict",
 ]
 

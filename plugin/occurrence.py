@@ -12,20 +12,20 @@ from datetime import datetime, timedelta
 from enum import Enum
 
 __all__ = [
-    "Kind",
-    "Origin",
-    "TimeType",
-    "Granularity",
     "GRANULARITY_SPAN",
+    "Assertion",
     "Coding",
     "Concept",
     "EventTime",
-    "Value",
-    "Assertion",
-    "SourceRef",
-    "Occurrence",
-    "NoteText",
+    "Granularity",
+    "Kind",
     "NoteDocument",
+    "NoteText",
+    "Occurrence",
+    "Origin",
+    "SourceRef",
+    "TimeType",
+    "Value",
 ]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["Issue", "operation_outcome", "InputError"]
+__all__ = ["InputError", "Issue", "operation_outcome"]
 
 Severity = Literal["fatal", "error", "warning", "information"]
 

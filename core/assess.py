@@ -1,0 +1,302 @@
+"""The isolated assessor: sees only the frozen EvidenceBundle and returns (S+, S-, label).
+
+S+ = 0.45 S_tim + 0.22 S_num + 0.33 S_jdg+ and S- = S_jdg- (paper Eq. 6), mapped to the
+four verdicts by thresholds frozen in resources/thresholds.json (Eq. 7). Deterministic:
+the same bundle always gives the same assessment (Eq. 8).
+
+  S_tim   1 when one scope-consistent chain of items satisfies every relation from resolved
+          times (0.8 when an order rests on a note's documentation bound), else 0.
+  S_num   mean over the chain's items: a coded structured row, a measured value or a
+          derivation counts 1, a note mention 0.5.
+  S_jdg+  mean over the chain's items of assertion strength: certain 1, uncertain 0.5.
+  S_jdg-  explicit, source-grounded counter-evidence only: an endpoint documented absent
+          (negated mention, not-done, refuted) in scope and window (1, or 0.5 if uncertain);
+          every time-resolved pair of a relation in scope in the opposite order or outside
+          `within` (1).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+import orjson
+from medeventgraph.core.contract import EvidenceBundle, EvidenceItem
+from medeventgraph.core.query import RelationSpec, RelationType
+from medeventgraph.core.timing import Comparison, Span, Timing, compare, span_of
+from medeventgraph.core.verdict import FailureType, Label
+from medeventgraph.occurrence import Origin
+
+__all__ = ["Assessment", "RelationFinding", "Thresholds", "assess", "load_thresholds"]
+
+ALPHA_TIM, ALPHA_NUM, ALPHA_JDG = 0.45, 0.22, 0.33
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    tau_plus: float
+    tau_minus: float
+
+
+@cache
+def load_thresholds() -> Thresholds:
+    raw = orjson.loads(resources.files("medeventgraph.core").joinpath("resources/thresholds.json").read_bytes())
+    return Thresholds(float(raw["tau_plus"]), float(raw["tau_minus"]))
+
+
+@dataclass(frozen=True)
+class RelationFinding:
+    relation: RelationSpec
+    timing: Timing
+    pair: tuple[str, ...]
+    explanation: str
+
+
+@dataclass(frozen=True)
+class Assessment:
+    label: Label
+    s_plus: float
+    s_minus: float
+    failure: FailureType | None
+    relations: tuple[RelationFinding, ...]
+    supporting: tuple[str, ...]  # occurrence ids of the chosen chain
+    countering: tuple[str, ...]  # occurrence ids of counter-evidence
+
+
+def _grounds(item: EvidenceItem) -> bool:
+    a = item.assertion
+    return a.affirmed_current and item.status not in ("not-done", "refuted", "entered-in-error")
+
+
+def _denies(item: EvidenceItem) -> bool:
+    a = item.assertion
+    explicit = a.negated or item.status in ("not-done", "refuted")
+    return explicit and not (a.hypothetical or a.family or a.historical)
+
+
+def assess(bundle: EvidenceBundle, thresholds: Thresholds | None = None) -> Assessment:
+    th = thresholds or load_thresholds()
+    query = bundle.query
+    by_event: dict[str, list[EvidenceItem]] = defaultdict(list)
+    for item in bundle.items:
+        for e in item.events:
+            by_event[e].append(item)
+    spans = {i.occurrence: span_of(i.time, i.documented, i.open_end) for i in bundle.items}
+    grounding = {e.id: [i for i in by_event[e.id] if _grounds(i)] for e in query.events}
+    missing = [e for e, items in grounding.items() if not items]
+
+    chain, findings = _best_chain(query.relations, grounding, spans)
+    complete = chain is not None and all(f.timing is Timing.COMPATIBLE for f in findings)
+    s_tim = 0.0
+    if complete and chain is not None:
+        s_tim = 1.0 if all(spans[i.occurrence] and spans[i.occurrence].resolved for i in chain.values()) else 0.8
+    members = list(chain.values()) if chain else []
+    s_num = _mean([1.0 if i.origin is not Origin.NOTE else 0.5 for i in members])
+    s_jdg_plus = _mean([0.5 if i.assertion.uncertain else 1.0 for i in members])
+    s_plus = round(ALPHA_TIM * s_tim + ALPHA_NUM * s_num + ALPHA_JDG * s_jdg_plus, 4) if complete else round(
+        ALPHA_NUM * s_num + ALPHA_JDG * s_jdg_plus, 4
+    )
+
+    counter, counter_ids, counter_failure = _counter_evidence(query.relations, by_event, grounding, spans)
+    s_minus = round(counter, 4)
+    label = _label(s_plus, s_minus, th)
+    failure = None
+    if label is not Label.SUPPORTED:
+        failure = counter_failure if s_minus >= th.tau_minus else _failure(missing, by_event, findings, chain)
+    supporting = tuple(sorted(i.occurrence for i in members)) if complete else ()
+    return Assessment(label, s_plus, s_minus, failure, tuple(findings), supporting, tuple(sorted(counter_ids)))
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def _label(s_plus: float, s_minus: float, th: Thresholds) -> Label:
+    if s_plus >= th.tau_plus:
+        return Label.CONFLICTING if s_minus >= th.tau_minus else Label.SUPPORTED
+    return Label.REFUTED if s_minus >= th.tau_minus else Label.INSUFFICIENT
+
+
+def _unit_groups(grounding: dict[str, list[EvidenceItem]]) -> dict[str, dict[str, list[EvidenceItem]]]:
+    """Items per scope unit per event; scope-unknown items cannot by themselves support."""
+    units: dict[str, dict[str, list[EvidenceItem]]] = defaultdict(lambda: defaultdict(list))
+    for event, items in grounding.items():
+        for i in items:
+            if i.unit:
+                units[i.unit][event].append(i)
+    return units
+
+
+def _best_chain(
+    relations: list[RelationSpec],
+    grounding: dict[str, list[EvidenceItem]],
+    spans: dict[str, Span | None],
+) -> tuple[dict[str, EvidenceItem] | None, list[RelationFinding]]:
+    """A chain (one item per event, all in one scope unit) satisfying every relation, if any;
+    otherwise the unit whose best pairs satisfy the most relations, for the explanation.
+
+    Units and items are visited in id order, so the choice depends on the bundle only.
+    """
+    events = list(grounding)
+    units = [(u, per) for u, per in sorted(_unit_groups(grounding).items()) if all(per.get(e) for e in events)]
+    if not units:
+        return None, [RelationFinding(r, Timing.UNKNOWN, (), "no scope unit grounds every event") for r in relations]
+    for _, per_event in units:
+        chain = _complete_chain(relations, events, per_event, spans)
+        if chain is not None:
+            return chain, [_finding(r, chain[r.source], chain[r.target], spans) for r in relations]
+    best: tuple[int, dict[str, EvidenceItem], list[RelationFinding]] | None = None
+    for _, per_event in units:
+        findings = [_best_pair(r, per_event, spans) for r in relations]
+        score = sum(f.timing is Timing.COMPATIBLE for f in findings)
+        if best is None or score > best[0]:
+            chain = {e: min(per_event[e], key=lambda i: _preference(i, spans)) for e in events}
+            best = (score, chain, findings)
+    assert best is not None
+    return best[1], best[2]
+
+
+_RANK = {Timing.COMPATIBLE: 0, Timing.UNKNOWN: 1, Timing.INCOMPATIBLE: 2}
+_SEARCH_BUDGET = 200_000  # comparisons per unit; bounds pathological compositional searches
+
+
+def _preference(item: EvidenceItem, spans: dict[str, Span | None]) -> tuple[int, int, str]:
+    """Try time-resolved structured items first: the most precise evidence decides."""
+    span = spans.get(item.occurrence)
+    return (0 if span is not None and span.resolved else 1, 1 if item.origin is Origin.NOTE else 0, item.occurrence)
+
+
+def _finding(r: RelationSpec, a: EvidenceItem, b: EvidenceItem, spans) -> RelationFinding:
+    cmp = compare(spans[a.occurrence], spans[b.occurrence], r.type, r.window)
+    return RelationFinding(r, cmp.timing, (a.occurrence, b.occurrence), _explain(r, a, b, cmp))
+
+
+def _best_pair(r: RelationSpec, per_event, spans) -> RelationFinding:
+    best = None
+    for a in sorted(per_event[r.source], key=lambda i: _preference(i, spans)):
+        for b in sorted(per_event[r.target], key=lambda i: _preference(i, spans)):
+            f = _finding(r, a, b, spans)
+            if best is None or _RANK[f.timing] < _RANK[best.timing]:
+                best = f
+                if f.timing is Timing.COMPATIBLE:
+                    return f
+    assert best is not None
+    return best
+
+
+def _complete_chain(relations, events, per_event, spans) -> dict[str, EvidenceItem] | None:
+    """Depth-first search for an assignment where every relation is compatible."""
+    options = {e: sorted(per_event[e], key=lambda i: _preference(i, spans)) for e in events}
+    budget = [_SEARCH_BUDGET]
+    assign: dict[str, EvidenceItem] = {}
+
+    def closed_ok(event: str) -> bool:
+        for r in relations:
+            if event in (r.source, r.target) and r.source in assign and r.target in assign:
+                budget[0] -= 1
+                a, b = assign[r.source], assign[r.target]
+                if compare(spans[a.occurrence], spans[b.occurrence], r.type, r.window).timing is not Timing.COMPATIBLE:
+                    return False
+        return True
+
+    def walk(k: int) -> bool:
+        if k == len(events):
+            return True
+        for item in options[events[k]]:
+            if budget[0] <= 0:
+                return False
+            assign[events[k]] = item
+            if closed_ok(events[k]) and walk(k + 1):
+                return True
+        assign.pop(events[k], None)
+        return False
+
+    return dict(assign) if walk(0) else None
+
+
+def _explain(r: RelationSpec, a: EvidenceItem, b: EvidenceItem, cmp: Comparison) -> str:
+    def when(i: EvidenceItem) -> str:
+        t = i.time
+        if t.resolved and t.start:
+            return f"{t.start.isoformat()} ({t.granularity.value})"
+        if i.documented and i.documented.start:
+            return f"no later than {i.documented.start.isoformat()} (note date)"
+        return "unknown time"
+
+    window = f" within {r.within}" if r.within else ""
+    return f"{a.occurrence} at {when(a)} {r.type.value}{window} {b.occurrence} at {when(b)}: {cmp.timing.value} ({cmp.reason})"
+
+
+def _counter_evidence(relations, by_event, grounding, spans) -> tuple[float, set[str], FailureType | None]:
+    strength, ids, failure = 0.0, set(), None
+    for r in relations:
+        for negated_event, other_event in ((r.target, r.source), (r.source, r.target)):
+            anchors = grounding.get(other_event, [])
+            for item in by_event.get(negated_event, []):
+                if not _denies(item) or not item.unit:
+                    continue
+                for anchor in anchors:
+                    if anchor.unit != item.unit:
+                        continue
+                    if _negation_in_window(r, negated_event == r.target, spans.get(anchor.occurrence), item):
+                        s = 0.5 if item.assertion.uncertain else 1.0
+                        if s > strength or failure is None:
+                            failure = FailureType.NEGATED
+                        strength = max(strength, s)
+                        ids.add(item.occurrence)
+        order = _all_resolved_pairs_incompatible(r, grounding, spans)
+        if order is not None:
+            strength, failure = 1.0, order[1]
+            ids.update(order[0])
+    return strength, ids, failure
+
+
+def _negation_in_window(r: RelationSpec, negated_is_target: bool, anchor: Span | None, item: EvidenceItem) -> bool:
+    """Is the documented absence where the relation says the event should be?"""
+    when = span_of(item.time, None) or span_of(item.documented or item.time, None)
+    if anchor is None or when is None:
+        return False
+    if r.type is RelationType.OVERLAPS:
+        return compare(anchor, when, RelationType.OVERLAPS, None).timing is Timing.COMPATIBLE
+    # "A before B": B absent after A; "A after B": B absent before A (mirror for the source side).
+    target_after = (r.type is RelationType.BEFORE) == negated_is_target
+    first, second = (anchor, when) if target_after else (when, anchor)
+    if not first.start.hi <= second.start.lo:
+        return False
+    return r.window is None or second.start.lo - first.start.hi <= r.window
+
+
+def _all_resolved_pairs_incompatible(r: RelationSpec, grounding, spans):
+    pairs = 0
+    reasons = set()
+    ids: set[str] = set()
+    for a in grounding.get(r.source, []):
+        for b in grounding.get(r.target, []):
+            if not a.unit or a.unit != b.unit:
+                continue
+            sa, sb = spans.get(a.occurrence), spans.get(b.occurrence)
+            if not (sa and sb and sa.resolved and sb.resolved):
+                continue
+            cmp = compare(sa, sb, r.type, r.window)
+            if cmp.timing is not Timing.INCOMPATIBLE:
+                return None
+            pairs += 1
+            reasons.add(cmp.reason)
+            ids.update((a.occurrence, b.occurrence))
+    if not pairs:
+        return None
+    failure = FailureType.WINDOW if reasons == {"outside window"} else FailureType.OPPOSITE_ORDER
+    return ids, failure
+
+
+def _failure(missing, by_event, findings, chain) -> FailureType:
+    if missing:
+        only_denied = all(by_event.get(e) and all(_denies(i) for i in by_event[e]) for e in missing)
+        return FailureType.NEGATED if only_denied else FailureType.MISSING_ENDPOINT
+    if chain is None:
+        return FailureType.SCOPE
+    if len(findings) > 1 and any(f.timing is Timing.COMPATIBLE for f in findings):
+        return FailureType.UNRESOLVED_TRANSITION
+    return FailureType.UNRESOLVED_TIME

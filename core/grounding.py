@@ -1,0 +1,119 @@
+"""Concept grounding: which occurrences can stand for a query event, and why.
+
+Order of evidence for a match: codes (system + code), then the normalised event text
+against codings' displays and text, then lexicon synonyms (and drug-class members).
+A match is a nomination for the contract to check, never a verdict.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from medeventgraph.core.lexicon import ExpandedTerm, Lexicon, normalize_text
+from medeventgraph.core.query import EventSpec
+from medeventgraph.occurrence import Kind, Occurrence
+
+__all__ = ["Grounding", "Match", "display_text", "ground_event", "kind_allows", "term_pattern"]
+
+# Which occurrence kinds each query kind admits. Untyped lab-like observations stay eligible
+# for lab/vital events because many feeds leave Observation.category empty.
+_KIND_ALLOWS: dict[str, frozenset[Kind]] = {
+    "medication": frozenset({Kind.MEDICATION}),
+    "lab": frozenset({Kind.LAB, Kind.OBSERVATION}),
+    "vital": frozenset({Kind.VITAL, Kind.OBSERVATION}),
+    "condition": frozenset({Kind.CONDITION}),
+    "procedure": frozenset({Kind.PROCEDURE}),
+    "derived": frozenset({Kind.DERIVED}),
+    "immunization": frozenset({Kind.IMMUNIZATION}),
+    "allergy": frozenset({Kind.ALLERGY}),
+}
+_CLINICAL = frozenset().union(*_KIND_ALLOWS.values())
+_EXCLUDED_STATUS = frozenset({"entered-in-error", "cancelled", "draft"})
+_HISTORY_PREFIX = re.compile(r"\b(history of|past history of|h/o|hx of)\s+$")
+
+
+def kind_allows(kind: str | None, occurrence_kind: Kind) -> bool:
+    return occurrence_kind in (_KIND_ALLOWS[kind] if kind else _CLINICAL)
+
+
+def display_text(occurrence: Occurrence) -> str:
+    """Every display of an occurrence, normalised and joined; what text matching runs on."""
+    return " | ".join(normalize_text(d) for d in occurrence.concept.displays())
+
+
+def term_pattern(terms: Iterable[str]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(t) for t in sorted(set(terms), key=lambda t: (-len(t), t)) if t)
+    return re.compile(rf"(?<![\w]){'(?:' + alternatives + ')' if alternatives else '(?!)'}(?![\w])")
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    occurrence: str
+    reason: str  # "code", "text", "synonym", "class", "note", "kind"
+    detail: str  # the code or the surface term that matched
+    historical_display: bool = False  # e.g. "History of myocardial infarction (situation)"
+
+
+@dataclass(frozen=True)
+class Grounding:
+    event: str
+    expanded: ExpandedTerm | None
+    matches: tuple[Match, ...]
+
+    @property
+    def occurrence_ids(self) -> tuple[str, ...]:
+        return tuple(m.occurrence for m in self.matches)
+
+
+def ground_event(
+    event: EventSpec,
+    occurrences: Iterable[Occurrence],
+    lexicon: Lexicon,
+    displays: dict[str, str] | None = None,
+) -> Grounding:
+    """Match one query event against occurrences. `displays` caches `display_text` by id."""
+    expanded = lexicon.expand(event.text, event.kind) if event.text else None
+    query_codes = {(c.system, c.code) for c in event.codes}
+    lexicon_codes = set(expanded.codes) if expanded else set()
+    pattern = term_pattern(expanded.terms) if expanded else None
+    literal = normalize_text(event.text) if event.text else None
+    matches: list[Match] = []
+    for occ in occurrences:
+        if not kind_allows(event.kind, occ.kind) or occ.status in _EXCLUDED_STATUS:
+            continue
+        if event.hidden:
+            matches.append(Match(occ.id, "kind", event.kind or ""))
+            continue
+        match = _match_one(occ, query_codes, lexicon_codes, pattern, literal, expanded, displays)
+        if match is not None:
+            matches.append(match)
+    return Grounding(event.id, expanded, tuple(matches))
+
+
+def _match_one(
+    occ: Occurrence,
+    query_codes: set[tuple[str, str]],
+    lexicon_codes: set[tuple[str, str]],
+    pattern: re.Pattern[str] | None,
+    literal: str | None,
+    expanded: ExpandedTerm | None,
+    displays: dict[str, str] | None,
+) -> Match | None:
+    for coding in occ.concept.codings:
+        key = (coding.system or "", coding.code or "")
+        if key in query_codes or key in lexicon_codes:
+            return Match(occ.id, "code", f"{key[0]}|{key[1]}")
+    if pattern is None:
+        return None
+    text = displays.get(occ.id) if displays is not None else None
+    if text is None:
+        text = display_text(occ)
+    found = pattern.search(text)
+    if found is None:
+        return None
+    historical = bool(_HISTORY_PREFIX.search(text[: found.start()]))
+    term = found.group(0)
+    reason = "text" if term == literal else ("class" if expanded and expanded.via == "class" else "synonym")
+    return Match(occ.id, reason, term, historical)

@@ -1,0 +1,161 @@
+"""A patient's searchable form: occurrences (structured, derived, note mentions), graph, store.
+
+Built once per patient record and reused across queries (the service caches it by
+content hash). Building it never looks at a query; query-specific note terms are matched
+lazily and cached (`mentions_for`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+import orjson
+from medeventgraph.core.graph import PatientGraph, build_graph, sort_key
+from medeventgraph.core.grounding import display_text
+from medeventgraph.core.lexicon import Lexicon, load_lexicon, normalize_text
+from medeventgraph.core.store import ContextStore, build_store
+from medeventgraph.fhir_adapters.record import PatientRecord
+from medeventgraph.occurrence import Kind, NoteDocument, Occurrence, Origin
+from medeventgraph.settings import Settings
+
+if TYPE_CHECKING:
+    from medeventgraph.nlp import NotePipeline
+
+__all__ = ["CONTIGUITY_GAP", "PatientIndex", "build_index", "episodes_of"]
+
+# Encounters that follow each other within this gap form one episode when no EpisodeOfCare
+# or Encounter.partOf says otherwise (e.g. ED visit then inpatient admission).
+CONTIGUITY_GAP = timedelta(hours=24)
+
+# SNOMED CT displays end in a semantic tag ("Sepsis (disorder)") that notes do not repeat.
+_SEMANTIC_TAG = re.compile(r"\s*\([a-z /]+\)\s*$")
+
+_TERM_KINDS = {
+    Kind.MEDICATION, Kind.LAB, Kind.VITAL, Kind.CONDITION, Kind.PROCEDURE, Kind.IMMUNIZATION, Kind.ALLERGY,
+}
+
+
+@dataclass
+class PatientIndex:
+    record: PatientRecord
+    occurrences: dict[str, Occurrence]
+    graph: PatientGraph
+    store: ContextStore
+    displays: dict[str, str]
+    episodes: dict[str, str]
+    documents: dict[str, NoteDocument]
+    lexicon: Lexicon
+    content_hash: str
+    notes: NotePipeline | None = None
+    validation: dict[str, list] = field(default_factory=dict)  # cited resource -> fhir.resources issues
+    _mention_cache: dict[tuple[tuple[str, str, str], ...], list[Occurrence]] = field(default_factory=dict)
+
+    @property
+    def patient(self) -> str:
+        return self.record.patient
+
+    def mentions_for(self, terms: list[tuple[str, str, str | None]]) -> list[Occurrence]:
+        """Note mentions of extra (literal, concept, kind) terms, e.g. a query's own words."""
+        if self.notes is None or not self.documents or not terms:
+            return []
+        key = tuple(sorted((lit, con, kind or "") for lit, con, kind in terms))
+        if key not in self._mention_cache:
+            from medeventgraph.nlp import TargetTerm
+
+            targets = [TargetTerm(lit, con, Kind(kind) if kind else None, "query") for lit, con, kind in terms]
+            found = self.notes.mentions(list(self.documents.values()), targets)
+            self._mention_cache[key] = [m for m in found if m.id not in self.occurrences]
+        return self._mention_cache[key]
+
+
+def episodes_of(occurrences: list[Occurrence]) -> dict[str, str]:
+    """Encounter reference -> episode key: EpisodeOfCare, else partOf root, else contiguity."""
+    encounters = sorted((o for o in occurrences if o.kind is Kind.ENCOUNTER), key=sort_key)
+    parent = {o.id: t for o in encounters for rel, t in o.links if rel == "partOf"}
+    out: dict[str, str] = {}
+    previous: Occurrence | None = None
+    current_key = ""
+    for enc in encounters:
+        root = enc.id
+        seen = {root}
+        while root in parent and parent[root] not in seen:
+            root = parent[root]
+            seen.add(root)
+        if enc.episode:
+            key = enc.episode
+        elif root != enc.id:
+            key = out.get(root, f"episode:{root}")
+        elif previous is not None and _contiguous(previous, enc):
+            key = current_key
+        else:
+            key = f"episode:{enc.id}"
+        out[enc.id] = key
+        previous, current_key = enc, key
+    return out
+
+
+def _contiguous(a: Occurrence, b: Occurrence) -> bool:
+    end = a.time.end or a.time.start
+    return end is not None and b.time.start is not None and b.time.start - end <= CONTIGUITY_GAP
+
+
+def build_index(
+    record: PatientRecord,
+    settings: Settings,
+    *,
+    lexicon: Lexicon | None = None,
+    notes: NotePipeline | None = None,
+) -> PatientIndex:
+    lexicon = lexicon or load_lexicon()
+    occurrences = list(record.occurrences)
+    documents = {d.reference: d for d in record.documents}
+    derived = _derive(occurrences)
+    occurrences.extend(derived)
+    if notes is not None and settings.notes and documents:
+        occurrences.extend(notes.mentions(list(documents.values()), _target_terms(lexicon, record.occurrences)))
+    by_id = {o.id: o for o in occurrences}
+    graph = build_graph(record.patient, by_id.values())
+    store = build_store(record.patient, by_id.values(), settings.lexical_backend)
+    displays = {oid: display_text(o) for oid, o in by_id.items()}
+    return PatientIndex(
+        record=record,
+        occurrences=by_id,
+        graph=graph,
+        store=store,
+        displays=displays,
+        episodes=episodes_of(occurrences),
+        documents=documents,
+        lexicon=lexicon,
+        content_hash=content_hash(record),
+        notes=notes if settings.notes else None,
+    )
+
+
+def content_hash(record: PatientRecord) -> str:
+    payload = orjson.dumps(record.resources, option=orjson.OPT_SORT_KEYS)
+    return "sha256:" + hashlib.sha256(record.patient.encode() + b"\0" + payload).hexdigest()
+
+
+def _derive(occurrences: list[Occurrence]) -> list[Occurrence]:
+    try:
+        from medeventgraph.core.derive import derive_occurrences
+    except ImportError:  # the rule table lands with the discovery controller
+        return []
+    return derive_occurrences(occurrences)
+
+
+def _target_terms(lexicon: Lexicon, structured: list[Occurrence]):
+    """Note target rules: the lexicon's synonyms plus the displays of the patient's own record."""
+    from medeventgraph.nlp import TargetTerm
+
+    terms = {(s.lower(), cid, kind): "lexicon" for s, cid, kind in lexicon.all_terms()}
+    for occ in structured:
+        if occ.origin is Origin.STRUCTURED and occ.kind in _TERM_KINDS and occ.concept.text:
+            text = normalize_text(_SEMANTIC_TAG.sub("", occ.concept.text))
+            if 3 <= len(text) <= 80:
+                terms.setdefault((text, text, occ.kind.value), "record")
+    return [TargetTerm(lit, con, Kind(kind), src) for (lit, con, kind), src in terms.items()]

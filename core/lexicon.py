@@ -1,0 +1,121 @@
+"""The curated lexicon (resources/lexicon.json): concepts, synonyms, codes and drug classes.
+
+Shared by concept grounding and by the note target rules, so a term that grounds a
+structured resource is also the term searched for in notes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+
+import orjson
+from pydantic import BaseModel, Field
+
+__all__ = ["ExpandedTerm", "Lexicon", "LexiconConcept", "load_lexicon", "normalize_text"]
+
+_SPACE = re.compile(r"\s+")
+_PUNCT = re.compile(r"[^\w\s/+.-]")
+
+
+def normalize_text(text: str) -> str:
+    """Lower-case, strip punctuation that never carries meaning here, collapse spaces."""
+    return _SPACE.sub(" ", _PUNCT.sub(" ", text.lower())).strip()
+
+
+class _CodeModel(BaseModel):
+    system: str
+    code: str
+
+
+class LexiconConcept(BaseModel):
+    id: str
+    kind: str
+    synonyms: list[str]
+    codes: list[_CodeModel] = Field(default_factory=list)
+    classes: list[str] = Field(default_factory=list)
+
+
+class _ClassModel(BaseModel):
+    id: str
+    kind: str
+    synonyms: list[str]
+
+
+class _LexiconFile(BaseModel):
+    version: int
+    about: str = ""
+    concepts: list[LexiconConcept]
+    classes: list[_ClassModel]
+
+
+@dataclass(frozen=True)
+class ExpandedTerm:
+    """What a query text expands to: the surface terms to look for, codes, and why."""
+
+    text: str
+    concepts: tuple[str, ...]  # lexicon concept ids matched (empty: the text is used as is)
+    terms: tuple[str, ...]  # normalised surface forms, longest first
+    codes: tuple[tuple[str, str], ...]
+    kind: str | None
+    via: str  # "concept" | "class" | "literal"
+
+
+class Lexicon:
+    def __init__(self, data: _LexiconFile):
+        self._data = data
+        self.concepts = {c.id: c for c in data.concepts}
+        self._by_synonym: dict[str, list[LexiconConcept]] = {}
+        for concept in data.concepts:
+            for s in concept.synonyms:
+                self._by_synonym.setdefault(normalize_text(s), []).append(concept)
+        self._class_members: dict[str, list[LexiconConcept]] = {}
+        for concept in data.concepts:
+            for cls in concept.classes:
+                self._class_members.setdefault(cls, []).append(concept)
+        self._class_by_synonym = {
+            normalize_text(s): cls.id for cls in data.classes for s in cls.synonyms + [cls.id]
+        }
+
+    def expand(self, text: str, kind: str | None = None) -> ExpandedTerm:
+        norm = normalize_text(text)
+        candidates = [norm, norm[:-1]] if norm.endswith("s") and len(norm) > 4 else [norm]
+        for cand in candidates:
+            cls = self._class_by_synonym.get(cand)
+            if cls is not None and (kind in (None, "medication")):
+                members = self._class_members.get(cls, [])
+                return self._expanded(text, members, "class", kind or "medication", extra=[cand])
+            concepts = [c for c in self._by_synonym.get(cand, []) if kind in (None, c.kind)]
+            if concepts:
+                return self._expanded(text, concepts, "concept", kind or concepts[0].kind)
+        return ExpandedTerm(text, (), (norm,), (), kind, "literal")
+
+    def _expanded(
+        self, text: str, concepts: list[LexiconConcept], via: str, kind: str, extra: list[str] | None = None
+    ) -> ExpandedTerm:
+        terms = {normalize_text(s) for c in concepts for s in c.synonyms} | set(extra or [])
+        codes = tuple(sorted({(k.system, k.code) for c in concepts for k in c.codes}))
+        ordered = tuple(sorted(terms, key=lambda t: (-len(t), t)))
+        return ExpandedTerm(text, tuple(c.id for c in concepts), ordered, codes, kind, via)
+
+    def concept_for_code(self, system: str, code: str) -> LexiconConcept | None:
+        return self._code_index.get((system, code))
+
+    @cached_property
+    def _code_index(self) -> dict[tuple[str, str], LexiconConcept]:
+        return {(k.system, k.code): c for c in self._data.concepts for k in c.codes}
+
+    def all_terms(self) -> list[tuple[str, str, str]]:
+        """(surface term, concept id, kind) for every synonym: the note target rules."""
+        return [(s, c.id, c.kind) for c in self._data.concepts for s in c.synonyms]
+
+
+def load_lexicon(path: Path | None = None) -> Lexicon:
+    if path is None:
+        raw = resources.files("medeventgraph.core").joinpath("resources/lexicon.json").read_bytes()
+    else:
+        raw = path.read_bytes()
+    return Lexicon(_LexiconFile.model_validate(orjson.loads(raw)))

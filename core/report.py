@@ -1,0 +1,144 @@
+"""Turn a bundle and its assessment into the outgoing Verdict model (no decisions here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from medeventgraph.core.assess import Assessment
+from medeventgraph.core.contract import EvidenceBundle, EvidenceItem
+from medeventgraph.core.index import PatientIndex
+from medeventgraph.core.store import format_time
+from medeventgraph.core.verdict import (
+    EvidenceOut,
+    FailureType,
+    Label,
+    RelationOut,
+    SourceOut,
+    TimeOut,
+    Verdict,
+)
+from medeventgraph.occurrence import EventTime
+
+__all__ = ["time_out", "to_verdict"]
+
+
+def time_out(t: EventTime) -> TimeOut:
+    return TimeOut(
+        start=format_time(t.start) if t.start else None,
+        end=format_time(t.end) if t.end else None,
+        type=t.type.value,
+        granularity=t.granularity.value,
+    )
+
+
+def _evidence(item: EvidenceItem, polarity: str) -> EvidenceOut:
+    a = item.assertion
+    value = None
+    if item.value is not None:
+        value = {k: v for k, v in vars_of(item.value).items() if v is not None}
+    return EvidenceOut(
+        occurrence=item.occurrence,
+        events=list(item.events),
+        kind=item.kind.value,
+        origin=item.origin.value,
+        concept=item.concept,
+        codes=list(item.codes),
+        context=item.context,
+        time=time_out(item.time),
+        documented=time_out(item.documented) if item.documented else None,
+        encounter=item.encounter,
+        scope=item.scope,
+        assertion={
+            "negated": a.negated,
+            "uncertain": a.uncertain,
+            "hypothetical": a.hypothetical,
+            "historical": a.historical,
+            "family": a.family,
+        },
+        value=value,
+        source=SourceOut(
+            reference=item.source.reference,
+            json_path=item.source.json_path,
+            attachment=item.source.attachment,
+            start=item.source.start,
+            end=item.source.end,
+            section=item.source.section,
+        ),
+        derived_from=list(item.derived_from),
+        polarity=polarity,
+    )
+
+
+def vars_of(obj: Any) -> dict[str, Any]:
+    return {k: getattr(obj, k) for k in obj.__dataclass_fields__}
+
+
+def _citations(items: list[EvidenceItem]) -> list[str]:
+    refs: list[str] = []
+    for i in items:
+        refs.append(i.source.citation)
+        refs.extend(ref for ref in i.derived_from)
+    return list(dict.fromkeys(refs))
+
+
+def to_verdict(
+    index: PatientIndex,
+    bundle: EvidenceBundle,
+    assessment: Assessment,
+    failure: FailureType | None,
+    metadata: dict[str, Any],
+) -> Verdict:
+    supporting, countering = set(assessment.supporting), set(assessment.countering)
+
+    def polarity(i: EvidenceItem) -> str:
+        if i.occurrence in countering:
+            return "counters"
+        return "supports" if i.occurrence in supporting else "neutral"
+
+    polar = [i for i in bundle.items if polarity(i) != "neutral"]
+    citations = _citations(polar or list(bundle.items))
+    issues = [iss.to_fhir() for iss in _validate_cited(index, citations)]
+    return Verdict(
+        id=bundle.query.id,
+        patient=index.patient,
+        verdict=assessment.label,
+        binary="supported" if assessment.label is Label.SUPPORTED else "not_supported",
+        s_plus=assessment.s_plus,
+        s_minus=assessment.s_minus,
+        citations=citations,
+        evidence=[_evidence(i, polarity(i)) for i in bundle.items],
+        relations=[
+            RelationOut(
+                source=f.relation.source,
+                target=f.relation.target,
+                type=f.relation.type.value,
+                within=f.relation.within,
+                timing=f.timing.value,
+                pair=list(f.pair),
+                explanation=f.explanation,
+            )
+            for f in assessment.relations
+        ],
+        failure=failure,
+        bundle_hash=bundle.hash,
+        excluded=dict(index.record.excluded),
+        issues=issues,
+        search=metadata,
+    )
+
+
+def _validate_cited(index: PatientIndex, citations: list[str]):
+    """Validate with fhir.resources (R4B) exactly the resources cited; cached per index."""
+    try:
+        from medeventgraph.fhir_adapters import validate_resource
+    except ImportError:
+        return []
+    cache = index.validation
+    out = []
+    for ref in citations:
+        key = ref.split("#", 1)[0]
+        if key not in cache:
+            raw = index.record.resources.get(key)
+            cache[key] = validate_resource(raw) if raw is not None else []
+        out.extend(cache[key])
+    return out

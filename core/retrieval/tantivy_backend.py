@@ -1,0 +1,40 @@
+"""tantivy (Rust) BM25 index held in memory: the default lexical channel."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import tantivy
+from medeventgraph.core.retrieval.base import LexicalIndex, query_words, register_lexical
+
+__all__ = ["TantivyIndex"]
+
+
+@register_lexical("tantivy")
+class TantivyIndex(LexicalIndex):
+    def __init__(self) -> None:
+        builder = tantivy.SchemaBuilder()
+        builder.add_text_field("id", stored=True, tokenizer_name="raw")
+        builder.add_text_field("text", stored=False, tokenizer_name="en_stem")
+        self._schema = builder.build()
+        self._index = tantivy.Index(self._schema)
+        self._searcher: tantivy.Searcher | None = None
+
+    def build(self, docs: Sequence[tuple[str, str]]) -> None:
+        writer = self._index.writer(heap_size=32_000_000, num_threads=1)
+        for doc_id, text in docs:
+            writer.add_document(tantivy.Document(id=doc_id, text=text))
+        writer.commit()
+        writer.wait_merging_threads()
+        self._index.reload()
+        self._searcher = self._index.searcher()
+
+    def search(self, text: str, k: int) -> list[tuple[str, float]]:
+        words = query_words(text)
+        if not words or self._searcher is None:
+            return []
+        query = self._index.parse_query(" ".join(words), ["text"])
+        hits = self._searcher.search(query, k).hits
+        out = [(self._searcher.doc(addr)["id"][0], float(score)) for score, addr in hits]
+        # tantivy breaks score ties by segment order; sort so equal scores come out by id.
+        return sorted(out, key=lambda h: (-h[1], h[0]))

@@ -1,0 +1,116 @@
+"""The context store: each occurrence's evidence text and metadata, and the retrieval channels.
+
+Channels: lexical (BM25 through a registered backend) and metadata (patient, encounter,
+episode, time window, kind, assertion). The dense channel plugs in beside them (extra).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from medeventgraph.core.retrieval.base import LexicalIndex, make_lexical
+from medeventgraph.occurrence import Kind, Occurrence, Origin
+
+__all__ = ["Context", "ContextStore", "build_store", "format_time", "render_context"]
+
+
+def format_time(dt: datetime | None) -> str:
+    return dt.isoformat().replace("+00:00", "Z") if dt else "unknown"
+
+
+def render_context(occ: Occurrence) -> str:
+    """A readable one-line rendering of a structured row; note mentions keep their sentence."""
+    if occ.origin is Origin.NOTE and occ.text:
+        return occ.text
+    parts = [occ.source.resource_type, occ.concept.text or "(no display)"]
+    if occ.value is not None:
+        v = occ.value
+        if v.quantity is not None:
+            parts.append(f"{v.quantity:g} {v.unit or ''}".strip())
+        elif v.text:
+            parts.append(v.text)
+        if v.interpretation:
+            parts.append(f"interpretation {v.interpretation}")
+        if v.low is not None or v.high is not None:
+            parts.append(f"reference {'' if v.low is None else f'{v.low:g}'}-{'' if v.high is None else f'{v.high:g}'}")
+    t = occ.time
+    when = format_time(t.start) + (f" to {format_time(t.end)}" if t.end else "")
+    parts.append(f"{t.type.value} time {when} ({t.granularity.value})")
+    if occ.status:
+        parts.append(f"status {occ.status}")
+    a = occ.assertion
+    flags = [n for n in ("negated", "uncertain", "hypothetical", "historical", "family") if getattr(a, n)]
+    if flags:
+        parts.append("assertion " + ",".join(flags))
+    return " | ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    occurrence: str
+    text: str
+    kind: Kind
+    origin: Origin
+    encounter: str | None
+    episode: str | None
+    start: datetime | None
+
+
+class ContextStore:
+    def __init__(self, patient: str, contexts: dict[str, Context], lexical: LexicalIndex):
+        self.patient = patient
+        self._contexts = contexts
+        self._lexical = lexical
+
+    def __contains__(self, occurrence_id: str) -> bool:
+        return occurrence_id in self._contexts
+
+    def __len__(self) -> int:
+        return len(self._contexts)
+
+    def get(self, occurrence_id: str) -> Context:
+        return self._contexts[occurrence_id]
+
+    def lexical(self, text: str, k: int) -> list[tuple[str, float]]:
+        return self._lexical.search(text, k)
+
+    def metadata(
+        self,
+        *,
+        kinds: Iterable[Kind] | None = None,
+        encounter: str | None = None,
+        episode: str | None = None,
+        start: datetime | None = None,
+        end: datetime | None = None,
+    ) -> list[str]:
+        """Occurrence ids passing every given filter, in id order."""
+        wanted = frozenset(kinds) if kinds is not None else None
+        out = []
+        for oid, c in self._contexts.items():
+            if wanted is not None and c.kind not in wanted:
+                continue
+            if encounter is not None and c.encounter != encounter:
+                continue
+            if episode is not None and c.episode != episode:
+                continue
+            if start is not None and (c.start is None or c.start < start):
+                continue
+            if end is not None and (c.start is None or c.start > end):
+                continue
+            out.append(oid)
+        return sorted(out)
+
+
+def build_store(patient: str, occurrences: Iterable[Occurrence], backend: str = "tantivy") -> ContextStore:
+    contexts: dict[str, Context] = {}
+    for occ in occurrences:
+        if occ.patient != patient:
+            continue
+        contexts[occ.id] = Context(
+            occ.id, render_context(occ), occ.kind, occ.origin, occ.encounter, occ.episode, occ.time.start
+        )
+    lexical = make_lexical(backend)
+    lexical.build([(oid, c.text) for oid, c in sorted(contexts.items())])
+    return ContextStore(patient, contexts, lexical)

@@ -1,0 +1,105 @@
+"""Timing compatibility from recorded times and granularity (pure functions).
+
+Every time becomes closed windows for its start and end: a value at day granularity can be
+anywhere in that day, so two same-day events have unknown order, not "before". A note that
+affirms a current event, documented at T, bounds the event's start to "no later than T":
+that bound can make "A before B" compatible (T before B), but a bounded-only time never
+counts as resolved, so it cannot refute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from enum import Enum
+
+from medeventgraph.core.query import RelationType
+from medeventgraph.occurrence import GRANULARITY_SPAN, EventTime
+
+__all__ = ["Comparison", "Span", "Timing", "Window", "compare", "span_of"]
+
+MIN_TIME = datetime.min.replace(tzinfo=UTC) + timedelta(days=400)
+MAX_TIME = datetime.max.replace(tzinfo=UTC) - timedelta(days=400)
+_TICK = timedelta(microseconds=1)
+
+
+class Timing(str, Enum):
+    COMPATIBLE = "compatible"
+    INCOMPATIBLE = "incompatible"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    lo: datetime
+    hi: datetime  # inclusive
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    start: Window
+    end: Window
+    resolved: bool  # False when only bounded by a note's documentation time
+
+
+def _window(dt: datetime, t: EventTime) -> Window:
+    return Window(dt, dt + GRANULARITY_SPAN[t.granularity] - _TICK)
+
+
+def span_of(time: EventTime, documented: EventTime | None = None, open_end: bool = False) -> Span | None:
+    """The windows an item's interval can occupy, or None when nothing bounds it."""
+    if time.resolved and time.start is not None:
+        start = _window(time.start, time)
+        if time.end is not None:
+            end = _window(time.end, time)
+        elif open_end:
+            end = Window(start.lo, MAX_TIME)
+        else:
+            end = start
+        return Span(start, end, True)
+    if documented is not None and documented.resolved and documented.start is not None:
+        bound = _window(documented.start, documented)
+        return Span(Window(MIN_TIME, bound.hi), Window(MIN_TIME, MAX_TIME), False)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    timing: Timing
+    reason: str  # "order", "window", "overlap", "no time", "same granularity window", ...
+
+
+def compare(a: Span | None, b: Span | None, relation: RelationType, within: timedelta | None) -> Comparison:
+    """Does `a RELATION b` hold? (a is the relation's `from`, b its `to`.)"""
+    if a is None or b is None:
+        return Comparison(Timing.UNKNOWN, "no usable time")
+    if relation is RelationType.AFTER:
+        return _before(b, a, within)
+    if relation is RelationType.BEFORE:
+        return _before(a, b, within)
+    return _overlaps(a, b)
+
+
+def _before(a: Span, b: Span, within: timedelta | None) -> Comparison:
+    both = a.resolved and b.resolved
+    order_ok = a.start.hi < b.start.lo
+    if both and b.start.hi <= a.start.lo:
+        return Comparison(Timing.INCOMPATIBLE, "opposite order")
+    if within is not None:
+        if both and b.start.lo - a.start.hi > within:
+            return Comparison(Timing.INCOMPATIBLE, "outside window")
+        if order_ok and a.resolved and b.start.hi - a.start.lo <= within:
+            return Comparison(Timing.COMPATIBLE, "ordered within window")
+        return Comparison(Timing.UNKNOWN, "order or window unresolved at recorded granularity")
+    if order_ok:
+        return Comparison(Timing.COMPATIBLE, "ordered" if both else "ordered by documentation bound")
+    return Comparison(Timing.UNKNOWN, "order unresolved at recorded granularity")
+
+
+def _overlaps(a: Span, b: Span) -> Comparison:
+    if a.resolved and b.resolved:
+        if a.end.hi < b.start.lo or b.end.hi < a.start.lo:
+            return Comparison(Timing.INCOMPATIBLE, "disjoint intervals")
+        if a.start.hi <= b.end.lo and b.start.hi <= a.end.lo:
+            return Comparison(Timing.COMPATIBLE, "intervals intersect")
+    return Comparison(Timing.UNKNOWN, "intersection unresolved")

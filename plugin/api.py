@@ -1,0 +1,94 @@
+"""Python API: `verify(resources, query) -> Verdict`, plus the pieces the CLI and service share."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+from medeventgraph.core.index import PatientIndex, build_index
+from medeventgraph.core.query import VerificationQuery
+from medeventgraph.core.verdict import Verdict
+from medeventgraph.core.verify import verify_query
+from medeventgraph.fhir_adapters.ingest import ingest_json, load_paths
+from medeventgraph.fhir_adapters.record import IngestResult, PatientRecord
+from medeventgraph.outcome import InputError, Issue
+from medeventgraph.settings import Settings
+
+__all__ = ["index_for", "load", "make_note_pipeline", "parse_query", "select_patient", "verify"]
+
+
+def load(source: Any, *, settings: Settings | None = None) -> IngestResult:
+    """Paths (files, folders) or in-memory FHIR JSON (a Bundle, a resource, a list of them)."""
+    settings = settings or Settings()
+    if isinstance(source, (str, Path)) and not (isinstance(source, str) and source.lstrip().startswith(("{", "["))):
+        return load_paths([source], max_note_chars=settings.max_note_chars)
+    if isinstance(source, (list, tuple)) and source and all(isinstance(s, (str, Path)) for s in source):
+        return load_paths(source, max_note_chars=settings.max_note_chars)
+    return ingest_json(source, max_note_chars=settings.max_note_chars)
+
+
+def select_patient(result: IngestResult, patient: str | None) -> PatientRecord:
+    """The queried patient: the one named, or the only one present."""
+    present = result.patient_ids()
+    if patient is None:
+        if len(present) != 1:
+            diag = (
+                "no patient found in the input"
+                if not present
+                else f"input holds {len(present)} patients; choose one with --patient"
+            )
+            raise InputError(Issue("error", "required" if not present else "multiple-matches", diag))
+        patient = present[0]
+    patient = patient.removeprefix("Patient/")
+    if patient not in present:
+        raise InputError(Issue("error", "not-found", "the requested patient is not in the input"))
+    return result.for_patient(patient)
+
+
+def parse_query(query: str | dict | VerificationQuery) -> VerificationQuery:
+    if isinstance(query, VerificationQuery):
+        return query
+    if isinstance(query, dict):
+        return VerificationQuery.model_validate(query)
+    text = query.strip()
+    if text.startswith("{"):
+        return VerificationQuery.model_validate(orjson.loads(text))
+    from medeventgraph.core.question import parse_question
+
+    return parse_question(text)
+
+
+def make_note_pipeline(settings: Settings):
+    """The note NLP pipeline, built once per process by the caller (expensive)."""
+    if not settings.notes:
+        return None
+    from medeventgraph.nlp import NotePipeline
+
+    return NotePipeline(max_note_chars=settings.max_note_chars)
+
+
+def index_for(record: PatientRecord, settings: Settings, notes=None) -> PatientIndex:
+    return build_index(record, settings, notes=notes)
+
+
+def verify(
+    resources: Any,
+    query: str | dict | VerificationQuery,
+    *,
+    patient: str | None = None,
+    settings: Settings | None = None,
+) -> Verdict:
+    """Verify one query against FHIR input (paths, a Bundle dict, a list of resources, JSON text)."""
+    settings = settings or Settings()
+    result = load(resources, settings=settings)
+    record = select_patient(result, patient)
+    index = build_index(record, settings, notes=make_note_pipeline(settings))
+    return verify_query(index, parse_query(query), settings)
+
+
+def verify_many(
+    index: PatientIndex, queries: Iterable[VerificationQuery], settings: Settings
+) -> list[Verdict]:
+    return [verify_query(index, q, settings) for q in queries]
