@@ -1,22 +1,29 @@
-"""ConText over matched targets: medspaCy's default rules plus ours, read back as Assertions.
+"""ConText, split in two so the term-independent half is cached with the note.
 
-The ConText component is built once and run only on cached docs that have target matches.
-Attributes are read from the ConText graph's edges (not from span extensions), and the doc's
-`user_data` is restored afterwards, so a cached doc carries nothing from one query to the next.
+`ModifierFinder.find(doc)` matches medspaCy's default ConText rules plus ours and settles the
+modifiers' scopes against each other (sentence bounds, terminations): this depends only on
+the text, and is the expensive part (the token Matcher over ~140 rules), so it is cached.
+`assert_targets` then links cached modifiers to a query's targets with medspaCy's own
+ConTextGraph — the same algorithm as the `medspacy_context` component, without touching
+`doc.ents` or span extensions, so a cached doc carries nothing from one query to the next.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
+import medspacy
 from medeventgraph.occurrence import Assertion
-from medspacy.context import ConText
+from medspacy.common.medspacy_matcher import MedspacyMatcher
+from medspacy.context import ConTextGraph, ConTextModifier, ConTextRule
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from .rules import context_rules
 
-__all__ = ["CATEGORY_FLAGS", "assert_targets", "assertion_from_flags", "build_context"]
+__all__ = ["CATEGORY_FLAGS", "ModifierFinder", "ScopedModifier", "assert_targets", "assertion_from_flags"]
 
 CATEGORY_FLAGS = {
     "NEGATED_EXISTENCE": "negated",
@@ -27,11 +34,56 @@ CATEGORY_FLAGS = {
 }
 
 
-def build_context(nlp: Language) -> ConText:
-    """A ConText component (not added to `nlp`'s pipe) with default plus package rules."""
-    context = ConText(nlp, rules="default", span_attrs=None)
-    context.add(context_rules())
-    return context
+@dataclass(frozen=True, slots=True)
+class ScopedModifier:
+    """A ConText cue at tokens [start, end) whose scope is tokens [scope_start, scope_end)."""
+
+    rule: ConTextRule
+    start: int
+    end: int
+    scope_start: int
+    scope_end: int
+
+
+def _default_rules() -> list[ConTextRule]:
+    path = Path(medspacy.__file__).resolve().parents[1] / "resources" / "en" / "context_rules.json"
+    return ConTextRule.from_json(str(path))
+
+
+class ModifierFinder:
+    """Finds ConText modifiers in a doc (medspaCy default rules + nlp/resources/context_rules.json)."""
+
+    def __init__(self, nlp: Language) -> None:
+        self._matcher = MedspacyMatcher(nlp, name="medeventgraph_context", phrase_matcher_attr="LOWER", prune=True)
+        self._matcher.add([*_default_rules(), *context_rules()])
+        self._vocab = nlp.vocab
+
+    def find(self, doc: Doc) -> tuple[ScopedModifier, ...]:
+        modifiers = []
+        for match_id, start, end in self._matcher(doc):
+            rule = self._matcher.rule_map[self._vocab.strings[match_id]]
+            modifiers.append(ConTextModifier(rule, start, end, doc))
+        graph = ConTextGraph(modifiers=modifiers)
+        graph.update_scopes()
+        return tuple(
+            ScopedModifier(m.rule, m.modifier_span[0], m.modifier_span[1], *m.scope_span) for m in modifiers
+        )
+
+
+def assert_targets(doc: Doc, modifiers: Sequence[ScopedModifier], targets: Sequence[Span]) -> list[frozenset[str]]:
+    """ConText flags for each target, in order (PSEUDO and TERMINATE cues flag nothing)."""
+    if not targets or not modifiers:
+        return [frozenset() for _ in targets]
+    live = [ConTextModifier(m.rule, m.start, m.end, doc, scope_start=m.scope_start, scope_end=m.scope_end)
+            for m in modifiers]
+    graph = ConTextGraph(targets=list(targets), modifiers=live)
+    graph.apply_modifiers()
+    by_span: dict[tuple[int, int], set[str]] = {}
+    for target, modifier in graph.edges:
+        flag = CATEGORY_FLAGS.get(modifier.category.upper())
+        if flag is not None and modifier.direction.upper() not in ("PSEUDO", "TERMINATE"):
+            by_span.setdefault((target.start, target.end), set()).add(flag)
+    return [frozenset(by_span.get((t.start, t.end), ())) for t in targets]
 
 
 def assertion_from_flags(flags: Iterable[str]) -> Assertion:
@@ -43,25 +95,3 @@ def assertion_from_flags(flags: Iterable[str]) -> Assertion:
         historical="historical" in present,
         family="family" in present,
     )
-
-
-def assert_targets(context: ConText, doc: Doc, targets: Sequence[Span]) -> list[frozenset[str]]:
-    """ConText flags for each target (same order). `targets` must not overlap."""
-    if not targets:
-        return []
-    saved_user_data = dict(doc.user_data)
-    saved_ents = doc.ents
-    try:
-        doc.ents = list(targets)
-        context(doc)
-        graph = doc._.context_graph
-        by_span: dict[tuple[int, int], set[str]] = {}
-        for target, modifier in graph.edges:
-            flag = CATEGORY_FLAGS.get(modifier.category.upper())
-            if flag is not None:
-                by_span.setdefault((target.start, target.end), set()).add(flag)
-        return [frozenset(by_span.get((t.start, t.end), ())) for t in targets]
-    finally:
-        doc.ents = saved_ents
-        doc.user_data.clear()
-        doc.user_data.update(saved_user_data)

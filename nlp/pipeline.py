@@ -16,7 +16,7 @@ import medspacy
 from medeventgraph.occurrence import NoteDocument, NoteText, Occurrence
 
 from .cache import NoteCache, NoteKey, content_hash
-from .context import assert_targets, build_context
+from .context import ModifierFinder, assert_targets
 from .copies import MentionKey, link_copies, normalize_sentence
 from .mentions import MentionDraft, build_occurrence, note_order
 from .processed import ProcessedNote, process_doc
@@ -67,7 +67,7 @@ class NotePipeline:
         self.nlp.max_length = max(self.nlp.max_length, max_note_chars + 1)
         add_sentence_splitter(self.nlp, sentence_splitter)
         add_sectionizer(self.nlp)
-        self.context = build_context(self.nlp)
+        self.modifier_finder = ModifierFinder(self.nlp)
         self.cache: NoteCache[ProcessedNote] = NoteCache(cache_size)
         self._matchers: OrderedDict[tuple[TargetTerm, ...], TermMatcher] = OrderedDict()
         self._lock = threading.RLock()
@@ -77,7 +77,7 @@ class NotePipeline:
         text = note.text[: self.max_note_chars]
         key = NoteKey(document.reference, document.version, note.attachment, content_hash(text))
         with self._lock:
-            return self.cache.get_or_compute(key, lambda: process_doc(self.nlp(text)))
+            return self.cache.get_or_compute(key, lambda: process_doc(self.nlp(text), self.modifier_finder))
 
     def _matcher(self, terms: Sequence[TargetTerm]) -> TermMatcher:
         key = tuple(terms)
@@ -123,18 +123,12 @@ class NotePipeline:
 
     def _note_mentions(self, document: NoteDocument, note: NoteText, matcher: TermMatcher) -> list[MentionDraft]:
         processed = self.process(document, note)
-        doc = processed.doc
-        saved = dict(doc.user_data)
-        try:
-            matches = [
-                (span, terms) for span, terms in matcher(doc)
-                if processed.sentence_of(span.start) is not None
-                and not processed.in_heading(span.start_char, span.end_char)
-            ]
-            flags = assert_targets(self.context, doc, [span for span, _ in matches])
-        finally:
-            doc.user_data.clear()
-            doc.user_data.update(saved)
+        matches = [
+            (span, terms) for span, terms in matcher(processed.doc)
+            if processed.sentence_of(span.start) is not None
+            and not processed.in_heading(span.start_char, span.end_char)
+        ]
+        flags = assert_targets(processed.doc, processed.modifiers, [span for span, _ in matches])
         text_hash = content_hash(processed.text)
         drafts: list[MentionDraft] = []
         ranks: dict[tuple[int, str], int] = {}

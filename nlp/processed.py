@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc
 
+from .context import ModifierFinder, ScopedModifier
 from .sections import SectionSpan, doc_sections
 
 __all__ = ["ProcessedNote", "SentenceSpan", "process_doc"]
@@ -24,14 +25,12 @@ class SentenceSpan:
 
 @dataclass(frozen=True, slots=True)
 class ProcessedNote:
-    doc: Doc  # mutated only transiently (ents, user_data) under the pipeline's lock
+    doc: Doc  # never mutated after processing
+    text: str
     sentences: tuple[SentenceSpan, ...]
     sections: tuple[SectionSpan, ...]
     token_sentence: tuple[int, ...]  # token index -> index into `sentences` (-1: white space only)
-
-    @property
-    def text(self) -> str:
-        return self.doc.text
+    modifiers: tuple[ScopedModifier, ...]  # ConText cues with settled scopes
 
     def sentence_of(self, token_index: int) -> SentenceSpan | None:
         i = self.token_sentence[token_index]
@@ -47,8 +46,8 @@ class ProcessedNote:
         return section is not None and section.title_start <= start and end <= section.title_end
 
 
-def process_doc(doc: Doc) -> ProcessedNote:
-    """Read sentence and section spans out of a doc the cached pipeline has run on."""
+def process_doc(doc: Doc, modifier_finder: ModifierFinder) -> ProcessedNote:
+    """Read sentences, sections and ConText cues out of a doc the cached pipeline has run on."""
     sections = doc_sections(doc)
     starts = [s.title_start for s in sections]
     text = doc.text
@@ -70,4 +69,4 @@ def process_doc(doc: Doc) -> ProcessedNote:
             if not token.is_space:
                 token_sentence[token.i] = index
         assert text[start:end] == stripped
-    return ProcessedNote(doc, tuple(sentences), sections, tuple(token_sentence))
+    return ProcessedNote(doc, text, tuple(sentences), sections, tuple(token_sentence), modifier_finder.find(doc))

@@ -13,7 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from medeventgraph.occurrence import Kind
-from medspacy.target_matcher import TargetMatcher, TargetRule
+from medspacy.common.medspacy_matcher import MedspacyMatcher
+from medspacy.target_matcher import TargetRule
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
@@ -68,14 +69,20 @@ class TermMatcher:
             if _usable(key):
                 groups.setdefault(key, []).append(term)
         self._groups: list[tuple[TargetTerm, ...]] = [tuple(g) for g in groups.values()]
-        self._matcher = TargetMatcher(nlp, result_type=None)
+        # medspaCy's TargetMatcher runs this same matcher but also writes span._.target_rule into the
+        # (cached) doc's user_data; calling the matcher directly keeps cached docs untouched.
+        self._matcher = MedspacyMatcher(nlp, name="medeventgraph_targets", phrase_matcher_attr="LOWER", prune=True)
         self._matcher.add([TargetRule(literal, f"T{i}") for i, literal in enumerate(groups)])
+        self._vocab = nlp.vocab
 
     def __call__(self, doc: Doc, *, limit: int | None = None) -> list[tuple[Span, tuple[TargetTerm, ...]]]:
         """Non-overlapping matches (longest wins) in text order, each with its terms in caller order."""
         if not self._groups:
             return []
-        spans = [Span(doc, s.start, s.end, label=s.label_) for s in self._matcher(doc)]
+        spans = [
+            Span(doc, start, end, label=self._matcher.rule_map[self._vocab.strings[match_id]].category)
+            for match_id, start, end in self._matcher(doc)
+        ]
         if limit is not None:
             spans = [s for s in spans if s.end_char <= limit]
         spans = sorted(filter_spans(spans), key=lambda s: (s.start, s.end))
