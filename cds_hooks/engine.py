@@ -36,7 +36,8 @@ class Engine:
             from medeventgraph.core.index import build_index
             from medeventgraph.fhir_adapters import ingest_json
 
-            result = ingest_json(data.as_bundle(), source_name=source_name)
+            result = ingest_json(data.as_bundle(), source_name=source_name,
+                                 max_note_chars=self.settings.max_note_chars)
             record = result.for_patient(patient)
             if not record.occurrences and not record.resources:
                 log.info("%s: no resources for the context patient", source_name)

@@ -62,10 +62,15 @@ class PatientData:
     resources: list[dict[str, Any]]
     fetched_keys: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    base: str | None = None  # fhirServer: gives entries fullUrls, so absolute references resolve
 
     def as_bundle(self) -> dict[str, Any]:
-        return {"resourceType": "Bundle", "type": "collection",
-                "entry": [{"resource": r} for r in self.resources]}
+        def entry(r: dict[str, Any]) -> dict[str, Any]:
+            if self.base and isinstance(r.get("id"), str):
+                return {"fullUrl": f"{self.base}/{r['resourceType']}/{r['id']}", "resource": r}
+            return {"resource": r}
+
+        return {"resourceType": "Bundle", "type": "collection", "entry": [entry(r) for r in self.resources]}
 
 
 def _dedupe(resources: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -97,7 +102,7 @@ async def gather(req: HookRequest, templates: dict[str, str], settings: Settings
     client = (FhirClient(req.fhirServer, http, token, settings.fhir_timeout_seconds, settings.fhir_max_pages)
               if req.fhirServer else None)
     resources: list[dict[str, Any]] = []
-    data = PatientData(resources=resources)
+    data = PatientData(resources=resources, base=req.fhirServer)
     missing: list[str] = []
     for key in templates:
         value = prefetch.get(key)

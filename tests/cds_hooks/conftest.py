@@ -1,0 +1,177 @@
+"""Fixtures for the CDS Hooks tests: a real FHIR server process, real keys, and the real
+service under uvicorn on a free loopback port, called over HTTP with httpx."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import jwt
+import pytest
+import uvicorn
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from medeventgraph.cds_hooks import create_app
+from medeventgraph.settings import Settings
+
+REPO = Path(__file__).resolve().parents[2]
+SERVER_DIR = REPO / "tools" / "fhir-test-server"
+DATA = Path(__file__).resolve().parent / "data"
+ISSUER = "https://ehr.test.example"
+SMART_URL = "https://apps.example.org/medeventgraph/launch"
+
+
+def _ensure_node_modules() -> None:
+    if (SERVER_DIR / "node_modules" / "@medplum" / "fhir-router").is_dir():
+        return
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed: cannot install tools/fhir-test-server")
+    subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=SERVER_DIR, check=True)
+
+
+@pytest.fixture(scope="session")
+def fhir_server(synthea_dir: Path) -> Iterator[str]:
+    """Base URL of the Medplum in-memory FHIR server, loaded with Synthea and our test patient."""
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    _ensure_node_modules()
+    proc = subprocess.Popen(
+        ["node", str(SERVER_DIR / "server.mjs"), "--port", "0", "--data", str(synthea_dir), "--data", str(DATA)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""  # blocks until loaded (or exit)
+        if not line.startswith("LISTENING"):
+            pytest.fail(f"FHIR test server did not start: {line!r}")
+        yield f"http://127.0.0.1:{int(line.split()[1])}/fhir"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@dataclass
+class Keys:
+    es384: ec.EllipticCurvePrivateKey
+    rs384: rsa.RSAPrivateKey
+    trust_file: Path
+    kids: dict[str, str] = field(default_factory=lambda: {"ES384": "test-es384", "RS384": "test-rs384"})
+
+    def token(self, aud: str, *, alg: str = "ES384", iss: str = ISSUER, **claims: Any) -> str:
+        now = int(time.time())
+        body = {"iss": iss, "aud": aud, "iat": now, "exp": now + 300, "jti": str(uuid.uuid4()), **claims}
+        key = self.es384 if alg == "ES384" else self.rs384
+        return jwt.encode(body, key, algorithm=alg, headers={"kid": self.kids[alg]})
+
+
+@pytest.fixture(scope="session")
+def keys(tmp_path_factory: pytest.TempPathFactory) -> Keys:
+    folder = tmp_path_factory.mktemp("trust")
+    es = ec.generate_private_key(ec.SECP384R1())
+    rs = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    k = Keys(es, rs, folder / "trusted_issuers.json")
+    jwks = []
+    for alg, key in (("ES384", es), ("RS384", rs)):
+        algo = jwt.algorithms.get_default_algorithms()[alg]
+        jwk = json.loads(algo.to_jwk(key.public_key()))
+        jwks.append({**jwk, "kid": k.kids[alg], "alg": alg, "use": "sig"})
+    (folder / "ehr-jwks.json").write_text(json.dumps({"keys": jwks}))
+    k.trust_file.write_text(json.dumps({ISSUER: {"jwks_file": "ehr-jwks.json"}}))
+    return k
+
+
+@dataclass
+class Running:
+    base: str
+    app: Any
+    settings: Settings
+    keys: Keys
+    http: httpx.Client
+
+    def url(self, service: str = "") -> str:
+        return f"{self.base}/cds-services" + (f"/{service}" if service else "")
+
+    def post(self, service: str, body: Any, *, token: str | None = None, auth: bool = True) -> httpx.Response:
+        url = self.url(service)
+        headers = {}
+        if auth:
+            headers["Authorization"] = f"Bearer {token or self.keys.token(url)}"
+        if isinstance(body, (bytes, str)):
+            return self.http.post(url, content=body, headers={**headers, "Content-Type": "application/json"})
+        return self.http.post(url, json=body, headers=headers)
+
+
+def _serve(settings_kwargs: dict[str, Any]) -> Iterator[tuple[str, Any, Settings, uvicorn.Server]]:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    settings = Settings(public_base_url=base, **settings_kwargs)
+    app = create_app(settings)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:  # readiness, not timing: the flag flips once the socket accepts
+        if not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.02)
+    try:
+        yield base, app, settings, server
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()
+
+
+@pytest.fixture(scope="session")
+def service(keys: Keys, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    folder = tmp_path_factory.mktemp("service")
+    kwargs = {"trusted_issuers_file": keys.trust_file, "feedback_log": folder / "feedback.jsonl",
+                  "smart_app_url": SMART_URL, "fhir_max_pages": 20, "cors_origins": ["https://sandbox.cds-hooks.org"]}
+    for base, app, settings, _ in _serve(kwargs):
+        with httpx.Client(timeout=120) as http:
+            yield Running(base, app, settings, keys, http)
+
+
+@pytest.fixture()
+def start_service(keys: Keys):
+    """Start another service with other settings (torn down after the test)."""
+    gens = []
+
+    def start(**kwargs: Any) -> Running:
+        gen = _serve({"trusted_issuers_file": keys.trust_file, **kwargs})
+        base, app, settings, _ = next(gen)
+        gens.append(gen)
+        return Running(base, app, settings, keys, httpx.Client(timeout=120))
+
+    yield start
+    for gen in gens:
+        next(gen, None)
+
+
+def assert_card_ok(card: dict[str, Any]) -> None:
+    """The CDS Hooks 2.0 card rules."""
+    assert isinstance(card.get("summary"), str) and 0 < len(card["summary"]) < 140
+    assert card.get("indicator") in ("info", "warning", "critical")
+    assert isinstance(card.get("source"), dict) and card["source"].get("label")
+    if card.get("suggestions"):
+        assert card.get("selectionBehavior") in ("at-most-one", "any")
+    assert isinstance(card.get("uuid"), str)
+    for link in card.get("links") or []:
+        assert link["type"] in ("absolute", "smart") and link["label"] and link["url"]
+
+
+def assert_outcome(resp: httpx.Response, status: int) -> dict[str, Any]:
+    assert resp.status_code == status, resp.text
+    body = resp.json()
+    assert body["resourceType"] == "OperationOutcome" and body["issue"], body
+    return body
