@@ -9,6 +9,7 @@ the first in the caller's order wins and the others are reported as alternatives
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -79,9 +80,12 @@ class TermMatcher:
         """Non-overlapping matches (longest wins) in text order, each with its terms in caller order."""
         if not self._groups:
             return []
+        with warnings.catch_warnings():  # W036: literal-only rules leave the token Matcher empty
+            warnings.filterwarnings("ignore", message=r"\[W036\]")
+            found = self._matcher(doc)
         spans = [
             Span(doc, start, end, label=self._matcher.rule_map[self._vocab.strings[match_id]].category)
-            for match_id, start, end in self._matcher(doc)
+            for match_id, start, end in found
         ]
         if limit is not None:
             spans = [s for s in spans if s.end_char <= limit]

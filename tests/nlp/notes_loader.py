@@ -30,7 +30,7 @@ def _time(value: str | None) -> EventTime:
     if len(value) == 10:
         start = datetime.fromisoformat(value + "T00:00:00+00:00")
         return EventTime(start=start, type=TimeType.DOCUMENTATION, granularity=Granularity.DAY)
-    return EventTime(start=datetime.fromisoformat(value.replace("Z", "+00:00")),
+    return EventTime(start=datetime.fromisoformat(value),
                      type=TimeType.DOCUMENTATION, granularity=Granularity.SECOND)
 
 

@@ -1,0 +1,56 @@
+"""nlp fixtures: one spaCy pipeline per session, real notes from the shared data."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from medeventgraph.nlp import NotePipeline, TargetTerm
+from medeventgraph.occurrence import EventTime, Granularity, Kind, NoteDocument, NoteText, TimeType
+
+from .notes_loader import ndjson_documents, synthea_documents
+
+NOTE_DATE = datetime(2020, 5, 15, 9, 30, tzinfo=UTC)
+
+
+@pytest.fixture(scope="session")
+def pipeline() -> NotePipeline:
+    return NotePipeline()
+
+
+@pytest.fixture(scope="session")
+def synthea_notes(synthea_dir: Path) -> list[NoteDocument]:
+    docs = synthea_documents(synthea_dir)
+    if not docs:
+        pytest.skip("no Synthea notes")
+    return docs
+
+
+@pytest.fixture(scope="session")
+def clinosim_notes(shared_data: Path) -> list[NoteDocument]:
+    path = shared_data / "clinosim" / "fhir_r4" / "DocumentReference.ndjson.gz"
+    if not path.exists():
+        pytest.skip("no clinosim notes")
+    return ndjson_documents(path)
+
+
+def make_note(text: str, resource_id: str = "n1", *, date: datetime = NOTE_DATE,
+              patient: str = "Patient/p1", resource_type: str = "DocumentReference") -> NoteDocument:
+    return NoteDocument(
+        resource_type=resource_type,
+        resource_id=resource_id,
+        patient=patient,
+        encounter="Encounter/e1",
+        date=EventTime(start=date, type=TimeType.DOCUMENTATION, granularity=Granularity.SECOND),
+        texts=(NoteText(0, "text/plain", text),),
+    )
+
+
+AKI_TERMS = (
+    TargetTerm("acute kidney injury", "acute kidney injury", Kind.CONDITION, "query"),
+    TargetTerm("AKI", "acute kidney injury", Kind.CONDITION, "lexicon"),
+    TargetTerm("creatinine", "creatinine", Kind.LAB, "lexicon"),
+    TargetTerm("pneumonia", "pneumonia", Kind.CONDITION, "record"),
+    TargetTerm("vancomycin", "vancomycin", Kind.MEDICATION, "query"),
+)
