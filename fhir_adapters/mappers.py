@@ -22,9 +22,14 @@ from medeventgraph.fhir_adapters.mappers_clinical import (
     map_observation,
     map_procedure,
 )
-from medeventgraph.fhir_adapters.mappers_documents import map_diagnostic_report, map_document_reference
+from medeventgraph.fhir_adapters.mappers_documents import (
+    map_composition,
+    map_diagnostic_report,
+    map_document_reference,
+)
 from medeventgraph.fhir_adapters.mappers_medication import (
     map_medication_administration,
+    map_medication_dispense,
     map_medication_request,
     map_medication_statement,
 )
@@ -46,6 +51,8 @@ MAPPERS: dict[str, Mapper] = {
     "MedicationStatement": map_medication_statement,
     "DiagnosticReport": map_diagnostic_report,
     "DocumentReference": map_document_reference,
+    "Composition": map_composition,
+    "MedicationDispense": map_medication_dispense,
 }
 
 OCCURRENCE_TYPES.update(MAPPERS)

@@ -1,4 +1,4 @@
-"""DocumentReference and DiagnosticReport: notes (NoteDocument) and their navigation occurrences.
+"""DocumentReference, DiagnosticReport and Composition: notes (NoteDocument) and their navigation occurrences.
 
 Synthea writes each note twice, as a DocumentReference and as DiagnosticReport.presentedForm;
 both are kept here (each is a real, citable resource) and the NLP stage deduplicates text.
@@ -11,7 +11,7 @@ from typing import Any
 from medeventgraph.fhir_adapters.context import MapContext
 from medeventgraph.fhir_adapters.elements import as_list, codes, concept
 from medeventgraph.fhir_adapters.mapping_common import pick_time, status_of
-from medeventgraph.fhir_adapters.notes import decode_attachment
+from medeventgraph.fhir_adapters.notes import decode_attachment, html_to_text
 from medeventgraph.fhir_adapters.times import instant_time
 from medeventgraph.occurrence import (
     EventTime,
@@ -24,7 +24,7 @@ from medeventgraph.occurrence import (
     TimeType,
 )
 
-__all__ = ["map_diagnostic_report", "map_document_reference"]
+__all__ = ["map_composition", "map_diagnostic_report", "map_document_reference"]
 
 _STRUCTURED = Origin.STRUCTURED
 
@@ -123,4 +123,53 @@ def map_diagnostic_report(ctx: MapContext, raw: dict[str, Any], key: str, patien
     ctx.documents.append(NoteDocument(
         resource_type="DiagnosticReport", resource_id=rid, patient=patient, encounter=encounter,
         date=doc_time, texts=texts, version=_version(raw), title=c.text or None,
+    ))
+
+
+def _section_text(section: dict[str, Any], depth: int = 0) -> str:
+    parts: list[str] = []
+    title = section.get("title")
+    if isinstance(title, str) and title:
+        parts.append(title)
+    narrative = section.get("text")
+    div = narrative.get("div") if isinstance(narrative, dict) else None
+    if isinstance(div, str) and div:
+        parts.append(html_to_text(div))
+    if depth < 4:
+        for sub in as_list(section.get("section")):
+            if isinstance(sub, dict):
+                parts.append(_section_text(sub, depth + 1))
+    return "\n".join(p for p in parts if p)
+
+
+def map_composition(ctx: MapContext, raw: dict[str, Any], key: str, patient: str) -> None:
+    """A Composition's sections (clinosim H&P, discharge summaries) as one note; NoteText
+    `attachment` is the index into `section[]`, with nested sections folded into their parent."""
+    rid = key[12:]
+    time, path, _ = pick_time(ctx, raw, None, (("date", TimeType.DOCUMENTATION),), "date")
+    if time.type is not TimeType.DOCUMENTATION:
+        time = EventTime(None, None, TimeType.DOCUMENTATION)
+    encounter, episode = ctx.context_of(raw, "encounter")
+    texts: list[NoteText] = []
+    for i, section in enumerate(as_list(raw.get("section"))):
+        if not isinstance(section, dict):
+            ctx.issue("warning", "structure", f"section[{i}] is not an object; skipped", f"section[{i}]")
+            continue
+        text = _section_text(section)
+        if len(text) > ctx.max_note_chars:
+            text = text[: ctx.max_note_chars]
+            ctx.issue("warning", "too-long", f"section[{i}] text truncated to {ctx.max_note_chars} characters",
+                      f"section[{i}]")
+        if text:
+            texts.append(NoteText(i, "text/html", text))
+    c = concept(raw.get("type"))
+    status = status_of(raw)
+    ctx.documents.append(NoteDocument(
+        resource_type="Composition", resource_id=rid, patient=patient, encounter=encounter, date=time,
+        texts=tuple(texts), version=_version(raw), title=c.text or None,
+    ))
+    ctx.occurrences.append(Occurrence(
+        id=key, patient=patient, kind=Kind.DOCUMENT, origin=_STRUCTURED, concept=c, time=time,
+        source=SourceRef("Composition", rid, path), encounter=encounter, episode=episode, status=status,
+        links=(("encounter", encounter),) if encounter else (), extra=(("resource", "Composition"),),
     ))

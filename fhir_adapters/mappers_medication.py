@@ -1,4 +1,4 @@
-"""MedicationAdministration, MedicationRequest, MedicationStatement -> Kind.MEDICATION.
+"""MedicationAdministration, -Request, -Statement, -Dispense -> Kind.MEDICATION.
 
 All three share a kind, so each carries ("resource", <type>) in `extra`: core must tell an
 order (MedicationRequest, time = authoredOn) from a given dose (MedicationAdministration).
@@ -13,7 +13,12 @@ from medeventgraph.fhir_adapters.elements import as_list, concept, first_code, q
 from medeventgraph.fhir_adapters.mapping_common import HYPOTHETICAL, NEGATED, pick_time, status_of
 from medeventgraph.occurrence import AFFIRMED, Kind, Occurrence, Origin, SourceRef, TimeType, Value
 
-__all__ = ["map_medication_administration", "map_medication_request", "map_medication_statement"]
+__all__ = [
+    "map_medication_administration",
+    "map_medication_dispense",
+    "map_medication_request",
+    "map_medication_statement",
+]
 
 _STRUCTURED = Origin.STRUCTURED
 
@@ -99,4 +104,20 @@ def map_medication_statement(ctx: MapContext, raw: dict[str, Any], key: str, pat
         source=SourceRef("MedicationStatement", key[20:], path), encounter=encounter, episode=episode,
         assertion=assertion, status=status, documented=documented,
         links=_with_encounter(encounter, links), extra=tuple(_extra("MedicationStatement", raw, "status")),
+    ))
+
+
+def map_medication_dispense(ctx: MapContext, raw: dict[str, Any], key: str, patient: str) -> None:
+    """A dispense is a supply event: handed over (else prepared), not proof of a dose taken."""
+    status = status_of(raw)
+    time, path, documented = pick_time(ctx, raw, "whenHandedOver", (("whenPrepared", TimeType.RECORDED),),
+                                       "whenHandedOver or whenPrepared")
+    drug, _ = ctx.medication(raw)
+    encounter, episode = ctx.context_of(raw, "context", "encounter")
+    links = ctx.links(raw, (("authorizingPrescription", "request"), ("partOf", "partOf")))
+    ctx.occurrences.append(Occurrence(
+        id=key, patient=patient, kind=Kind.MEDICATION, origin=_STRUCTURED, concept=drug, time=time,
+        source=SourceRef("MedicationDispense", key[19:], path), encounter=encounter, episode=episode,
+        assertion=NEGATED if status == "declined" else AFFIRMED, status=status, documented=documented,
+        links=_with_encounter(encounter, links), extra=tuple(_extra("MedicationDispense", raw, "status")),
     ))

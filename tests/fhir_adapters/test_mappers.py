@@ -267,3 +267,29 @@ def test_resource_without_id_takes_fullurl():
     assert not r.issues
     assert r.owner == {"Patient/aaa": "aaa", "Observation/bbb": "aaa"}
     assert _one(r, "Observation/bbb").time.granularity is Granularity.YEAR
+
+
+def test_composition_sections_and_dispense(make_bundle):
+    comp = {"resourceType": "Composition", "id": "c1", "status": "final", "subject": SUBJ, "encounter": ENC,
+            "type": {"text": "Discharge summary"}, "date": "2015-02-09T12:00:00Z", "title": "DS",
+            "section": [
+                {"title": "Hospital course", "text": {"status": "generated",
+                                                      "div": "<div>Vancomycin &amp; pip/tazo given.</div>"}},
+                "junk",
+                {"title": "Plan", "section": [{"text": {"div": "<div>Follow up</div>"}}]}]}
+    disp = {"resourceType": "MedicationDispense", "id": "md1", "status": "completed", "subject": SUBJ,
+            "medicationCodeableConcept": {"text": "aspirin"}, "whenHandedOver": "2015-02-09",
+            "authorizingPrescription": [{"reference": "MedicationRequest/mr1"}]}
+    req = {"resourceType": "MedicationRequest", "id": "mr1", "status": "active", "intent": "order",
+           "subject": SUBJ, "medicationCodeableConcept": {"text": "aspirin"}, "authoredOn": "2015-02-08"}
+    r = ingest_json(make_bundle(_encounter(), comp, disp, req))
+    d = next(x for x in r.documents if x.resource_type == "Composition")
+    assert d.encounter == "Encounter/e1" and d.title == "Discharge summary"
+    assert [(t.attachment, t.text) for t in d.texts] == [
+        (0, "Hospital course\nVancomycin & pip/tazo given."), (2, "Plan\nFollow up")]
+    assert d.date.type is TimeType.DOCUMENTATION
+    assert _one(r, "Composition/c1").kind is Kind.DOCUMENT
+    assert [i.code for i in r.issues] == ["structure"]
+    md = _one(r, "MedicationDispense/md1")
+    assert md.kind is Kind.MEDICATION and md.extra_value("resource") == "MedicationDispense"
+    assert ("request", "MedicationRequest/mr1") in md.links and md.time.granularity is Granularity.DAY

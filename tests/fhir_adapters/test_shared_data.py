@@ -109,6 +109,8 @@ def test_clinosim_ndjson_gz_folder(clinosim_result):
     assert by_type["Observation"] == 8663
     assert by_type["Encounter"] == 50
     assert by_type["DocumentReference"] == 479
+    assert by_type["Composition"] == 207
+    assert sum(1 for d in r.documents if d.resource_type == "Composition") == 207
     _check_sources(r)
     aki = {o.patient for o in r.occurrences
            if o.kind is Kind.CONDITION and any(c.code == "N17.9" for c in o.concept.codings)}
