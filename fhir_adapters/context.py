@@ -6,14 +6,12 @@ from typing import Any
 
 from medeventgraph.fhir_adapters.elements import as_list, concept
 from medeventgraph.fhir_adapters.references import ReferenceIndex, reference_string
+from medeventgraph.fhir_adapters.resource_types import OCCURRENCE_TYPES
 from medeventgraph.occurrence import Concept, NoteDocument, Occurrence
 from medeventgraph.outcome import Issue
 
-__all__ = ["OCCURRENCE_TYPES", "MapContext"]
+__all__ = ["MapContext"]
 
-# Resource types that become occurrences; links only point at these, so every link target is
-# an occurrence id. Filled in by mappers.py when it registers its functions.
-OCCURRENCE_TYPES: set[str] = set()
 
 
 class MapContext:

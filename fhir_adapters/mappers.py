@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from medeventgraph.fhir_adapters.context import OCCURRENCE_TYPES, MapContext
+from medeventgraph.fhir_adapters.context import MapContext
 from medeventgraph.fhir_adapters.mappers_clinical import (
     map_allergy,
     map_condition,
@@ -54,5 +54,3 @@ MAPPERS: dict[str, Mapper] = {
     "Composition": map_composition,
     "MedicationDispense": map_medication_dispense,
 }
-
-OCCURRENCE_TYPES.update(MAPPERS)

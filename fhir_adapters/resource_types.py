@@ -6,7 +6,7 @@ types R4B dropped, since our input is R4.
 
 from __future__ import annotations
 
-__all__ = ["KNOWN_RESOURCE_TYPES", "PATIENT_FIELDS"]
+__all__ = ["KNOWN_RESOURCE_TYPES", "OCCURRENCE_TYPES", "PATIENT_FIELDS"]
 
 _R4B = """
 Account ActivityDefinition AdministrableProductDefinition AdverseEvent AllergyIntolerance Appointment
@@ -47,3 +47,11 @@ KNOWN_RESOURCE_TYPES: frozenset[str] = frozenset((_R4B + _R4_ONLY).split())
 
 # Elements that tie a resource to its patient, in the order they are tried.
 PATIENT_FIELDS: tuple[str, ...] = ("subject", "patient", "beneficiary")
+
+# Types that become occurrences (mappers.MAPPERS keys, checked by a test). Links only point at
+# these, so every link target is an occurrence id.
+OCCURRENCE_TYPES: frozenset[str] = frozenset({
+    "Encounter", "EpisodeOfCare", "Condition", "Observation", "Procedure", "Immunization",
+    "AllergyIntolerance", "MedicationAdministration", "MedicationRequest", "MedicationStatement",
+    "MedicationDispense", "DiagnosticReport", "DocumentReference", "Composition",
+})

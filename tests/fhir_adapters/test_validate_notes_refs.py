@@ -79,3 +79,11 @@ def test_reference_forms():
     assert key_from_full_url("urn:uuid:abc", "Observation") == "Observation/abc"
     assert key_from_full_url("https://s/Observation/abc", "Observation") == "Observation/abc"
     assert key_from_full_url("https://s/Patient/abc", "Observation") is None
+
+
+def test_occurrence_types_match_mappers():
+    from medeventgraph.fhir_adapters.mappers import MAPPERS
+    from medeventgraph.fhir_adapters.resource_types import KNOWN_RESOURCE_TYPES, OCCURRENCE_TYPES
+
+    assert set(MAPPERS) == OCCURRENCE_TYPES
+    assert OCCURRENCE_TYPES <= KNOWN_RESOURCE_TYPES
