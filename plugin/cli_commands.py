@@ -1,0 +1,129 @@
+"""The CLI's verify and timeline commands (argument parsing lives in cli.py)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+from medeventgraph.api import load, make_note_pipeline, parse_query, select_patient
+from medeventgraph.core.index import PatientIndex, build_index
+from medeventgraph.core.verdict import Verdict
+from medeventgraph.core.verify import verify_query
+from medeventgraph.fhir_adapters.record import IngestResult
+from medeventgraph.outcome import InputError, Issue, operation_outcome
+from medeventgraph.render import timeline_rows, verdict_table
+from medeventgraph.settings import Settings
+from pydantic import ValidationError
+
+__all__ = ["timeline", "verify_batch", "verify_one"]
+
+
+def _load(args: argparse.Namespace, settings: Settings) -> IngestResult:
+    result = load([Path(b) for b in args.bundle], settings=settings)
+    for issue in result.issues:
+        if issue.severity in ("fatal", "error"):
+            sys.stderr.write(f"input issue: {issue.diagnostics}\n")
+    return result
+
+
+def _query_text(raw: str) -> str:
+    if raw.startswith("@"):
+        return Path(raw[1:]).read_text(encoding="utf-8")
+    return raw
+
+
+def verify_one(args: argparse.Namespace, settings: Settings) -> int:
+    result = _load(args, settings)
+    record = select_patient(result, args.patient)
+    query = parse_query(args.question if args.question else _query_text(args.query))
+    index = build_index(record, settings, notes=make_note_pipeline(settings))
+    verdict = verify_query(index, query, settings)
+    _print_verdict(verdict, args.format, sys.stdout)
+    return 0
+
+
+def _print_verdict(verdict: Verdict, fmt: str, out: IO[str]) -> None:
+    if fmt == "table":
+        out.write(verdict_table(verdict) + "\n")
+    else:
+        out.write(verdict.model_dump_json(indent=2) + "\n")
+
+
+class _Indexes:
+    """Per-patient indexes for a batch, built on first use."""
+
+    def __init__(self, result: IngestResult, settings: Settings):
+        self.result, self.settings = result, settings
+        self.notes = make_note_pipeline(settings)
+        self._built: dict[str, PatientIndex] = {}
+
+    def get(self, patient: str | None) -> PatientIndex:
+        record = select_patient(self.result, patient)
+        if record.patient not in self._built:
+            self._built[record.patient] = build_index(record, self.settings, notes=self.notes)
+        return self._built[record.patient]
+
+
+def verify_batch(args: argparse.Namespace, settings: Settings) -> int:
+    from tqdm import tqdm
+
+    result = _load(args, settings)
+    indexes = _Indexes(result, settings)
+    lines = args.queries.read_text(encoding="utf-8").splitlines()
+    out = args.out.open("w", encoding="utf-8") if args.out else sys.stdout
+    failures = 0
+    try:
+        for n, line in enumerate(tqdm(lines, desc="queries", unit="q", file=sys.stderr), start=1):
+            if not line.strip():
+                continue
+            row = _one_line(line, n, args.patient, indexes, settings)
+            failures += "error" in row
+            out.write(orjson.dumps(row).decode() + "\n")
+    finally:
+        if args.out:
+            out.close()
+    sys.stderr.write(f"{len(lines)} lines, {failures} errors\n")
+    return 0
+
+
+def _one_line(line: str, n: int, default_patient: str | None, indexes: _Indexes, settings: Settings) -> dict[str, Any]:
+    qid: Any = f"line-{n}"
+    try:
+        raw = orjson.loads(line)
+        if not isinstance(raw, dict):
+            raise InputError(Issue("error", "structure", f"line {n}: expected a JSON object"))
+        qid = raw.get("id", qid)
+        patient = raw.pop("patient", None) or default_patient
+        if "question" in raw:
+            query = parse_query(str(raw["question"]))
+            query = query.model_copy(update={"id": str(qid)})
+        else:
+            query = parse_query(raw)
+        verdict = verify_query(indexes.get(patient), query, settings)
+        return verdict.model_dump(mode="json")
+    except orjson.JSONDecodeError:
+        issue = Issue("error", "structure", f"line {n}: malformed JSON")
+    except InputError as exc:
+        issue = exc.issue
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        issue = Issue("error", "invalid", f"line {n}: {'.'.join(map(str, first['loc']))}: {first['msg']}")
+    except ValueError as exc:
+        issue = Issue("error", "invalid", f"line {n}: {exc}")
+    return {"id": qid, "error": operation_outcome([issue])}
+
+
+def timeline(args: argparse.Namespace, settings: Settings) -> int:
+    result = _load(args, settings)
+    record = select_patient(result, args.patient)
+    rows = timeline_rows(record.occurrences, kinds=set(args.kind) if args.kind else None)
+    if args.format == "json":
+        sys.stdout.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        from medeventgraph.render import format_table
+
+        sys.stdout.write(format_table(rows, ["time", "granularity", "kind", "concept", "value", "encounter", "reference"]))
+    return 0
