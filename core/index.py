@@ -119,7 +119,9 @@ def build_index(
         occurrences.extend(notes.mentions(list(documents.values()), _target_terms(lexicon, record.occurrences)))
     by_id = {o.id: o for o in occurrences}
     graph = build_graph(record.patient, by_id.values())
-    store = build_store(record.patient, by_id.values(), settings.lexical_backend)
+    store = build_store(
+        record.patient, by_id.values(), settings.lexical_backend, dense=settings.dense, cache_dir=settings.cache_dir
+    )
     displays = {oid: display_text(o) for oid, o in by_id.items()}
     return PatientIndex(
         record=record,

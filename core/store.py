@@ -9,11 +9,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from medeventgraph.core.retrieval.base import LexicalIndex, make_lexical
+
+if TYPE_CHECKING:
+    from medeventgraph.core.retrieval.dense_backend import DenseIndex
 from medeventgraph.occurrence import Kind, Occurrence, Origin
 
-__all__ = ["Context", "ContextStore", "build_store", "format_time", "render_context"]
+__all__ = ["Context", "ContextStore", "build_store", "format_time", "render_context", "semantic_text"]
 
 
 def format_time(dt: datetime | None) -> str:
@@ -47,6 +52,16 @@ def render_context(occ: Occurrence) -> str:
     return " | ".join(parts)
 
 
+def semantic_text(occ: Occurrence) -> str:
+    """What the dense channel embeds: meaning without times or values, so that the hundreds of
+    repeated rows of one concept share one embedding."""
+    if occ.origin is Origin.NOTE and occ.text:
+        return occ.text
+    a = occ.assertion
+    flags = [n for n in ("negated", "uncertain", "hypothetical", "historical", "family") if getattr(a, n)]
+    return " ".join([occ.kind.value, occ.concept.text or "", *flags, occ.status or ""]).strip()
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
     occurrence: str
@@ -59,10 +74,17 @@ class Context:
 
 
 class ContextStore:
-    def __init__(self, patient: str, contexts: dict[str, Context], lexical: LexicalIndex):
+    def __init__(
+        self, patient: str, contexts: dict[str, Context], lexical: LexicalIndex, dense: DenseIndex | None = None
+    ):
         self.patient = patient
         self._contexts = contexts
         self._lexical = lexical
+        self._dense = dense
+
+    @property
+    def has_dense(self) -> bool:
+        return self._dense is not None
 
     def __contains__(self, occurrence_id: str) -> bool:
         return occurrence_id in self._contexts
@@ -75,6 +97,10 @@ class ContextStore:
 
     def lexical(self, text: str, k: int) -> list[tuple[str, float]]:
         return self._lexical.search(text, k)
+
+    def dense(self, text: str, k: int) -> list[tuple[str, float]]:
+        """Cosine neighbours of `text`; empty when the dense extra is absent or off."""
+        return self._dense.search(text, k) if self._dense is not None else []
 
     def metadata(
         self,
@@ -103,14 +129,31 @@ class ContextStore:
         return sorted(out)
 
 
-def build_store(patient: str, occurrences: Iterable[Occurrence], backend: str = "tantivy") -> ContextStore:
+def build_store(
+    patient: str,
+    occurrences: Iterable[Occurrence],
+    backend: str = "tantivy",
+    *,
+    dense: bool = False,
+    cache_dir: Path | None = None,
+) -> ContextStore:
     contexts: dict[str, Context] = {}
+    semantic: dict[str, str] = {}
     for occ in occurrences:
         if occ.patient != patient:
             continue
         contexts[occ.id] = Context(
             occ.id, render_context(occ), occ.kind, occ.origin, occ.encounter, occ.episode, occ.time.start
         )
+        semantic[occ.id] = semantic_text(occ)
     lexical = make_lexical(backend)
-    lexical.build([(oid, c.text) for oid, c in sorted(contexts.items())])
-    return ContextStore(patient, contexts, lexical)
+    docs = [(oid, c.text) for oid, c in sorted(contexts.items())]
+    lexical.build(docs)
+    dense_index = None
+    if dense:
+        from medeventgraph.core.retrieval.dense_backend import make_dense
+
+        dense_index = make_dense("minilm", cache_dir)  # None without the extra: other channels still work
+        if dense_index is not None:
+            dense_index.build([(oid, semantic[oid]) for oid, _ in docs])
+    return ContextStore(patient, contexts, lexical, dense_index)
