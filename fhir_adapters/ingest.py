@@ -10,7 +10,9 @@ A resource that fails a check becomes an Issue and the rest goes on.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import gc
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,24 @@ from medeventgraph.outcome import InputError, Issue
 __all__ = ["DEFAULT_MAX_NOTE_CHARS", "ingest_items", "ingest_json", "load_paths"]
 
 DEFAULT_MAX_NOTE_CHARS = 200_000
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC while building the record.
+
+    Parsed JSON is tens of thousands of acyclic dicts; as they pile up, every generation-2
+    collection rescans all of them. Measured on the clinosim NDJSON cohort: reading 450 -> 135 ms,
+    mapping 450 -> 240 ms (CPU). Reference counting still frees everything; the collector is
+    restored (only if it was on) when ingest ends, even on error.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _where(loc: str, what: str) -> str:
@@ -182,13 +202,14 @@ def ingest_json(data: bytes | str | dict | list, *, source_name: str = "input",
     """A Bundle (any type), a single resource, or a list of both (a CDS Hooks prefetch).
 
     Bytes/str that are not JSON at all raise InputError: there is nothing else to go on with."""
-    if isinstance(data, (bytes, bytearray, memoryview, str)):
-        try:
-            data = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            raise InputError(Issue("fatal", "structure", f"{source_name}: malformed JSON")) from None
-    items, issues = items_from_json(data)
-    return ingest_items(items, issues, max_note_chars=max_note_chars)
+    with _gc_paused():
+        if isinstance(data, (bytes, bytearray, memoryview, str)):
+            try:
+                data = orjson.loads(data)
+            except orjson.JSONDecodeError:
+                raise InputError(Issue("fatal", "structure", f"{source_name}: malformed JSON")) from None
+        items, issues = items_from_json(data)
+        return ingest_items(items, issues, max_note_chars=max_note_chars)
 
 
 def load_paths(paths: Iterable[str | Path], *, max_note_chars: int = DEFAULT_MAX_NOTE_CHARS) -> IngestResult:
@@ -196,5 +217,6 @@ def load_paths(paths: Iterable[str | Path], *, max_note_chars: int = DEFAULT_MAX
     input so that references across files (NDJSON per type, companion bundles) resolve."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
-    items, issues = read_paths(paths)
-    return ingest_items(items, issues, max_note_chars=max_note_chars)
+    with _gc_paused():
+        items, issues = read_paths(paths)
+        return ingest_items(items, issues, max_note_chars=max_note_chars)

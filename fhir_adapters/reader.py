@@ -99,7 +99,7 @@ def _read_bytes(p: Path) -> bytes:
 
 def _ndjson(text: bytes, name: str, out: list[RawItem], issues: list[Issue]) -> None:
     for n, line in enumerate(text.split(b"\n"), start=1):
-        if not line.strip():
+        if not line or line.isspace():  # isspace, not strip: strip copies every line
             continue
         loc = f"{name} line {n}"
         try:

@@ -117,11 +117,24 @@ def coarser(a: Granularity, b: Granularity) -> Granularity:
     return a if _ORDER[a] >= _ORDER[b] else b
 
 
+# EventTime is immutable, so one object per (stamp, type) is shared by every resource carrying
+# that stamp; building frozen dataclasses is a visible share of ingest time otherwise.
+_INSTANTS: dict[tuple[str, TimeType], EventTime | None] = {}
+
+
 def instant_time(value: Any, type_: TimeType = TimeType.OCCURRENCE) -> EventTime | None:
-    parsed = parse_fhir_time(value)
-    if parsed is None:
+    if not isinstance(value, str):
         return None
-    return EventTime(start=parsed[0], end=None, type=type_, granularity=parsed[1])
+    cache_key = (value, type_)
+    try:
+        return _INSTANTS[cache_key]
+    except KeyError:
+        pass
+    parsed = parse_fhir_time(value)
+    out = None if parsed is None else EventTime(start=parsed[0], end=None, type=type_, granularity=parsed[1])
+    if len(_INSTANTS) < _CACHE_MAX:
+        _INSTANTS[cache_key] = out
+    return out
 
 
 def period_time(period: Any, type_: TimeType = TimeType.OCCURRENCE) -> EventTime | None:

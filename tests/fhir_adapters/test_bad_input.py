@@ -212,3 +212,14 @@ def test_wrong_shapes_never_crash(make_bundle, junk, b64encode):
                 assert any(o.source.reference == key for o in r.occurrences) or \
                     any(key in iss.diagnostics for iss in r.issues), (field, key)
             assert not [x for x in r.issues if x.code == "exception"], (res["resourceType"], field, junk)
+
+
+def test_gc_state_restored(tmp_path):
+    import gc
+
+    assert gc.isenabled()
+    with pytest.raises(InputError):
+        load_paths([tmp_path / "missing.json"])
+    assert gc.isenabled()
+    ingest_json({"resourceType": "Patient", "id": "p"})
+    assert gc.isenabled()
