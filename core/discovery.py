@@ -1,0 +1,206 @@
+"""The discovery controller (paper Algorithm 1): search broadly, on both sides; decide narrowly.
+
+Per depth d = 1..d_max: expand the frontier over the patient graph (K neighbours per node,
+by diffusion from the anchors), retrieve on both sides over every channel of the policy,
+bind hits to events through grounding, check candidates, rank paths by R(P|c), contract
+the TopB, assess the frozen bundle, update obligations, and on a structured failure
+replan retrieval (never assessment) up to R_max times.
+
+Everything this module computes beyond the candidates themselves — depths, policies,
+failures, counts, R scores, candidate chains — goes to `Discovery.metadata`, which the
+verdict shows under `search` and which never enters the bundle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from medeventgraph.core.assess import assess
+from medeventgraph.core.chains import RankContext, Ranked, enumerate_paths, rank_paths, top_b
+from medeventgraph.core.contract import Candidate, contract, scope_unit
+from medeventgraph.core.graph import neighbours, personalized_pagerank
+from medeventgraph.core.grounding import ground_event
+from medeventgraph.core.index import PatientIndex
+from medeventgraph.core.obligations import (
+    init_obligations,
+    mark_countered,
+    resolved,
+    structured_failure,
+    update_obligations,
+)
+from medeventgraph.core.query import VerificationQuery
+from medeventgraph.core.replan import initial_policy, replan
+from medeventgraph.core.select import final_candidates, hidden_report
+from medeventgraph.core.simple import Discovery, ground_all, query_mentions
+from medeventgraph.core.timing import span_of
+from medeventgraph.core.twosided import bind, query_texts, retrieve
+from medeventgraph.core.verdict import Label
+from medeventgraph.occurrence import Occurrence, Origin
+from medeventgraph.settings import Settings
+
+__all__ = ["controller_discovery"]
+
+_REASON_RANK = {"code": 0, "text": 1, "synonym": 2, "class": 3, "note": 4, "kind": 5}
+_HIDDEN_PER_UNIT = 60
+
+
+def controller_discovery(
+    index: PatientIndex,
+    query: VerificationQuery,
+    settings: Settings,
+    *,
+    memory: Mapping[Any, Mapping[str, object]] | None = None,
+) -> Discovery:
+    occ: dict[str, Occurrence] = dict(index.occurrences)
+    groundings = ground_all(index, query)
+    bindmap: dict[str, set[str]] = {}
+    historical: set[str] = set()
+    anchors: dict[str, list[str]] = {}
+    cap = settings.k_neighbours * settings.top_b
+    for g in groundings.values():
+        ordered = sorted(g.matches, key=lambda m: (_REASON_RANK.get(m.reason, 9), m.occurrence))
+        anchors[g.event] = [m.occurrence for m in ordered[:cap]]
+        for m in g.matches:
+            bindmap.setdefault(m.occurrence, set()).add(g.event)
+            if m.historical_display:
+                historical.add(m.occurrence)
+    mention_ids = []
+    for o in query_mentions(index, query):  # the query's own words found in notes
+        occ.setdefault(o.id, o)
+        mention_ids.append(o.id)
+    _bind_hidden(index, query, occ, bindmap, anchors)
+    frozen_bind = {k: tuple(sorted(v)) for k, v in bindmap.items()}
+
+    anchor_ids = sorted({o for ids in anchors.values() for o in ids})
+    ppr = personalized_pagerank(index.graph, anchor_ids) if anchor_ids else {}
+    resources = index.record.resources
+    ctx = RankContext(
+        query=query,
+        occ=occ,
+        ppr=ppr,
+        spans={o: span_of(occ[o].time, occ[o].documented, False) for o in frozen_bind},
+        sourced={o: _sourced(occ[o], resources) for o in frozen_bind},
+        units={o: scope_unit(occ[o], query.scope, index.episodes) for o in frozen_bind},
+        eps=settings.epsilon,
+    )
+    dense_ok = index.store.has_dense
+    policy = initial_policy(tuple(settings.channel_order), dense_ok)
+    memory_edits = dict(memory) if memory else None
+    u = init_obligations(query)
+    pool: dict[str, set[str]] = {e.id: set() for e in query.events}
+    relevance: dict[str, float] = {}
+    best: dict[str, tuple[int, int, float]] = {}  # occurrence -> (depth, path rank, R) of first admission
+    frontier = anchor_ids
+    visited: set[str] = set(anchor_ids)
+    trace: list[dict[str, Any]] = []
+    replans = 0
+    ranked: list[Ranked] = []
+    candidates: list[Candidate] = []
+    for depth in range(1, settings.d_max + 1):
+        expanded = _expand(index, frontier, settings.k_neighbours, ppr)
+        texts = query_texts(query, index.lexicon, policy)
+        hits = retrieve(index.store, texts, query, policy, [occ[a] for a in anchor_ids], index.episodes)
+        u = mark_countered(u, sorted(texts))
+        for h in hits:
+            relevance[h.occurrence] = max(relevance.get(h.occurrence, 0.0), h.score)
+        nominated = frontier + expanded + [h.occurrence for h in hits] + (mention_ids if policy.note_mentions else [])
+        bound = bind(nominated, frozen_bind)
+        dropped = 0
+        for oid, events in bound.items():
+            o = occ.get(oid)
+            if o is None or o.patient != index.patient or not o.id:  # candidate check: malformed, other patient
+                dropped += 1
+                continue
+            for e in events:
+                pool[e].add(oid)
+        for oid in frozen_bind:  # grounded but never retrieved: a weak default relevance
+            relevance.setdefault(oid, 0.25)
+        per_event = 16 if len(query.events) <= 2 else (10 if len(query.events) == 3 else 6)
+        paths = enumerate_paths({e: sorted(v) for e, v in pool.items()}, ctx, relevance, per_event)
+        ranked = rank_paths(paths, ctx, relevance)
+        chosen = top_b(ranked, settings.top_b)
+        for rank, x in enumerate(chosen):
+            for _, oid in x.path.nodes:
+                best.setdefault(oid, (depth, rank, x.r))
+        candidates = final_candidates(query, occ, frozen_bind, historical, best, ranked, settings.final_contexts)
+        bundle = contract(query, index.patient, candidates, resources, index.documents, index.episodes)
+        assessment = assess(bundle)
+        u = update_obligations(u, bundle, assessment)
+        failure = structured_failure(u, assessment)
+        trace.append({
+            "depth": depth,
+            "policy": policy.describe(),
+            "expanded": len(expanded),
+            "retrieved": _count_by(hits),
+            "bound": len(bound),
+            "dropped": dropped,
+            "candidates": {e: len(v) for e, v in pool.items()},
+            "paths": len(paths),
+            "top": [x.describe() for x in chosen[:5]],
+            "label": assessment.label.value,
+            "s_plus": assessment.s_plus,
+            "s_minus": assessment.s_minus,
+            "failure": failure.value if failure else None,
+            "obligations": u.describe(),
+        })
+        if assessment.label is Label.CONFLICTING or resolved(u, assessment):
+            break
+        if failure is not None and replans < settings.r_max:
+            policy = replan(policy, failure, dense_ok=dense_ok, memory=memory_edits)
+            replans += 1
+        frontier = [n for n in _rank_by(expanded, ppr) if n not in visited][: cap]
+        visited.update(frontier)
+        if not frontier and failure is None:
+            break
+    meta: dict[str, Any] = {
+        "discovery": "controller",
+        "depths": trace,
+        "replans": replans,
+        "anchors": {e: len(v) for e, v in anchors.items()},
+        "grounding": {g.event: len(g.matches) for g in groundings.values()},
+    }
+    if any(e.hidden for e in query.events):
+        meta["chains"] = hidden_report(query, ranked, ctx)
+    return Discovery(candidates, meta)
+
+
+def _bind_hidden(index, query, occ, bindmap, anchors) -> None:
+    """Hidden events bind by kind, only inside the scope units that hold the named anchors."""
+    units = {scope_unit(occ[a], query.scope, index.episodes) for ids in anchors.values() for a in ids} - {None}
+    for event in (e for e in query.events if e.hidden):
+        g = ground_event(event, index.occurrences.values(), index.lexicon, index.displays)
+        per_unit: dict[str, list[str]] = {}
+        for m in g.matches:
+            o = index.occurrences[m.occurrence]
+            u = scope_unit(o, query.scope, index.episodes)
+            if u in units and o.time.resolved:
+                per_unit.setdefault(u, []).append(o.id)
+        for u in sorted(per_unit):
+            for oid in sorted(per_unit[u])[:_HIDDEN_PER_UNIT]:
+                bindmap.setdefault(oid, set()).add(event.id)
+
+
+def _sourced(o: Occurrence, resources: Mapping[str, object]) -> bool:
+    if o.origin is Origin.DERIVED:
+        return bool(o.derived_from) and all(r.split("#", 1)[0] in resources for r in o.derived_from)
+    return o.source.reference in resources
+
+
+def _rank_by(nodes: list[str], ppr: Mapping[str, float]) -> list[str]:
+    return sorted(dict.fromkeys(nodes), key=lambda n: (-ppr.get(n, 0.0), n))
+
+
+def _expand(index: PatientIndex, frontier: list[str], k: int, ppr: Mapping[str, float]) -> list[str]:
+    out: list[str] = []
+    for node in frontier:
+        out.extend(_rank_by(neighbours(index.graph, node), ppr)[:k])
+    return list(dict.fromkeys(out))
+
+
+def _count_by(hits) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for h in hits:
+        key = f"{h.channel}/{h.side}"
+        counts[key] = counts.get(key, 0) + 1
+    return counts

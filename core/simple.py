@@ -1,0 +1,109 @@
+"""The spine's simple discovery path: every grounded occurrence is a candidate.
+
+Kept beside the controller (core.discovery) as the baseline a benchmark compares against,
+and as the `discovery = "simple"` setting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from medeventgraph.core.contract import Candidate, scope_unit
+from medeventgraph.core.grounding import Grounding, ground_event
+from medeventgraph.core.index import PatientIndex
+from medeventgraph.core.lexicon import normalize_text
+from medeventgraph.core.query import VerificationQuery
+from medeventgraph.occurrence import Occurrence
+from medeventgraph.settings import Settings
+
+__all__ = ["DiscoverFn", "Discovery", "ground_all", "query_mentions", "simple_discovery"]
+
+# Hidden intermediates are grounded by kind alone; this caps them per scope unit in the
+# simple path so a patient's hundreds of labs cannot blow up the chain search.
+_HIDDEN_PER_UNIT = 60
+
+
+@dataclass
+class Discovery:
+    """What discovery hands over: candidates for the contract, and metadata for audit only."""
+
+    candidates: list[Candidate]
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+DiscoverFn = Callable[[PatientIndex, VerificationQuery, Settings], Discovery]
+
+
+def ground_all(index: PatientIndex, query: VerificationQuery) -> dict[str, Grounding]:
+    """Ground every named event over the index plus note mentions of the query's own words."""
+    extra = query_mentions(index, query)
+    pool: list[Occurrence] = list(index.occurrences.values()) + extra
+    displays = dict(index.displays)
+    out = {}
+    for event in query.events:
+        if event.hidden:
+            continue
+        out[event.id] = ground_event(event, pool, index.lexicon, displays)
+    return out
+
+
+def query_mentions(index: PatientIndex, query: VerificationQuery) -> list[Occurrence]:
+    terms = []
+    for e in query.events:
+        if e.text and not e.hidden:
+            expanded = index.lexicon.expand(e.text, e.kind)
+            if expanded.via == "literal":
+                norm = normalize_text(e.text)
+                terms.append((norm, norm, e.kind))
+    return index.mentions_for(terms)
+
+
+def simple_discovery(index: PatientIndex, query: VerificationQuery, settings: Settings) -> Discovery:
+    """The spine's discovery: every grounded occurrence, hidden events by kind within the
+    scope units that hold the named events."""
+    groundings = ground_all(index, query)
+    occ = {**index.occurrences, **{o.id: o for o in query_mentions(index, query)}}
+    candidates = [
+        Candidate(occ[m.occurrence], (g.event,), m.historical_display)
+        for g in groundings.values()
+        for m in g.matches
+    ]
+    hidden = [e for e in query.events if e.hidden]
+    if hidden:
+        candidates.extend(_hidden_candidates(index, query, candidates, hidden))
+    meta = {
+        "discovery": "simple",
+        "grounding": {
+            g.event: {
+                "matched": len(g.matches),
+                "via": g.expanded.via if g.expanded else "codes",
+                "reasons": sorted({m.reason for m in g.matches}),
+            }
+            for g in groundings.values()
+        },
+    }
+    return Discovery(candidates, meta)
+
+
+def _hidden_candidates(index, query, named, hidden) -> list[Candidate]:
+    units: set[str] = set()
+    for c in named:
+        u = scope_unit(c.occurrence, query.scope, index.episodes)
+        if u:
+            units.add(u)
+    out = []
+    for event in hidden:
+        g = ground_event(event, index.occurrences.values(), index.lexicon, index.displays)
+        per_unit: dict[str, list[Candidate]] = {}
+        for m in g.matches:
+            o = index.occurrences[m.occurrence]
+            u = scope_unit(o, query.scope, index.episodes)
+            if u in units and o.time.resolved:
+                per_unit.setdefault(u, []).append(Candidate(o, (event.id,)))
+        for u in sorted(per_unit):
+            out.extend(sorted(per_unit[u], key=lambda c: c.occurrence.id)[:_HIDDEN_PER_UNIT])
+    return out
+
+
