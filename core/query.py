@@ -62,7 +62,7 @@ class CodeRef(BaseModel):
 class EventSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")
-    text: str | None = Field(default=None, max_length=200)
+    text: str | None = Field(default=None, max_length=500)
     kind: Literal["medication", "lab", "vital", "condition", "procedure", "derived", "immunization", "allergy"] | None = None
     codes: list[CodeRef] = Field(default_factory=list)
     hidden: bool = False

@@ -21,3 +21,11 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def synthea_dir(shared_data: Path) -> Path:
     return shared_data / "synthea"
+
+
+@pytest.fixture(scope="session")
+def note_pipeline():
+    """The medspaCy note pipeline, built once per test session (it is the slow part)."""
+    from medeventgraph.nlp import NotePipeline
+
+    return NotePipeline()

@@ -1,0 +1,190 @@
+"""The CLI and Python API end to end, including bad input (issue 2)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from medeventgraph import verify
+from medeventgraph.cli import main
+from medeventgraph.settings import Settings
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+BOYCE = "9c5b16dc-8a47-896c-4d74-f96f8c98891b"
+QUERY = {
+    "id": "asa-clop",
+    "events": [{"id": "a", "text": "aspirin", "kind": "medication"}, {"id": "b", "text": "clopidogrel"}],
+    "relations": [{"from": "a", "to": "b", "type": "before", "within": "P3D"}],
+    "scope": "patient",
+}
+
+
+def _patient(pid: str) -> dict:
+    return {"resourceType": "Patient", "id": pid}
+
+
+def _admin(rid: str, pid: str, drug: str, when: str | None) -> dict:
+    res = {
+        "resourceType": "MedicationAdministration",
+        "id": rid,
+        "status": "completed",
+        "medicationCodeableConcept": {"text": drug},
+        "subject": {"reference": f"Patient/{pid}"},
+    }
+    if when:
+        res["effectiveDateTime"] = when
+    return res
+
+
+def _note(rid: str, pid: str, data: str, when: str = "2024-01-05T10:00:00Z") -> dict:
+    return {
+        "resourceType": "DocumentReference",
+        "id": rid,
+        "status": "current",
+        "subject": {"reference": f"Patient/{pid}"},
+        "date": when,
+        "content": [{"attachment": {"contentType": "text/plain", "data": data}}],
+    }
+
+
+def _bundle(*resources: dict) -> dict:
+    return {"resourceType": "Bundle", "type": "collection", "entry": [{"resource": r} for r in resources]}
+
+
+def _run(argv: list[str], capsys) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_schema_query_is_printable(capsys):
+    code, out, _ = _run(["schema", "query"], capsys)
+    schema = json.loads(out)
+    assert code == 0 and "events" in schema["properties"] and "relations" in schema["properties"]
+
+
+def test_verify_one_query_json(capsys, tmp_path):
+    qfile = tmp_path / "q.json"
+    qfile.write_text(json.dumps(QUERY))
+    code, out, _ = _run(["verify", "--bundle", str(EXAMPLES / "synthea"), "--patient", BOYCE, "--query", f"@{qfile}"], capsys)
+    assert code == 0
+    verdict = json.loads(out)
+    assert verdict["id"] == "asa-clop" and verdict["verdict"] == "supported" and verdict["binary"] == "supported"
+    assert all(c.startswith(("MedicationAdministration/", "MedicationRequest/", "DocumentReference/")) for c in verdict["citations"])
+    assert verdict["excluded"] and verdict["bundle_hash"].startswith("sha256:")
+    for item in verdict["evidence"]:
+        assert {"occurrence", "context", "time", "scope", "source"} <= item.keys()
+        assert item["time"]["type"] in ("occurrence", "documentation", "recorded")
+
+
+def test_table_format_names_the_verdict(capsys):
+    code, out, _ = _run(
+        ["verify", "--bundle", str(EXAMPLES / "synthea"), "--patient", BOYCE, "--no-notes",
+         "--query", json.dumps(QUERY), "--format", "table"],
+        capsys,
+    )
+    assert code == 0 and "SUPPORTED" in out and "MedicationAdministration/" in out
+
+
+def test_several_patients_without_patient_flag_is_a_clear_error(capsys):
+    code, out, err = _run(["verify", "--bundle", str(EXAMPLES / "synthea"), "--query", json.dumps(QUERY)], capsys)
+    outcome = json.loads(err)
+    assert code == 2 and out == ""
+    assert outcome["resourceType"] == "OperationOutcome" and "--patient" in outcome["issue"][0]["diagnostics"]
+
+
+def test_batch_keeps_going_past_bad_lines(capsys, tmp_path):
+    lines = [
+        "{not json",
+        json.dumps({"id": "no-events", "events": [], "relations": []}),
+        json.dumps(QUERY),
+        json.dumps({**QUERY, "id": "unknown-patient", "patient": "nobody"}),
+        json.dumps({**QUERY, "id": "reverse", "relations": [{"from": "b", "to": "a", "type": "before"}]}),
+    ]
+    qfile, ofile = tmp_path / "q.jsonl", tmp_path / "out.jsonl"
+    qfile.write_text("\n".join(lines) + "\n")
+    code, _, err = _run(
+        ["verify", "--bundle", str(EXAMPLES / "synthea"), "--patient", BOYCE, "--no-notes",
+         "--queries", str(qfile), "--out", str(ofile)],
+        capsys,
+    )
+    rows = [json.loads(line) for line in ofile.read_text().splitlines()]
+    assert code == 0 and len(rows) == 5
+    assert [r["id"] for r in rows] == ["line-1", "no-events", "asa-clop", "unknown-patient", "reverse"]
+    assert "error" in rows[0] and "malformed JSON" in rows[0]["error"]["issue"][0]["diagnostics"]
+    assert "error" in rows[1] and "error" in rows[3]
+    assert rows[2]["verdict"] == "supported" and rows[4]["verdict"] in ("supported", "refuted", "insufficient", "conflicting")
+    assert "5 lines, 3 errors" in err
+
+
+def test_timeline_lists_events_in_order(capsys):
+    boyce = next((EXAMPLES / "synthea").glob("Boyce638*.json"))
+    code, out, _ = _run(["timeline", "--bundle", str(boyce), "--kind", "medication", "--format", "json"], capsys)
+    rows = json.loads(out)
+    assert code == 0 and rows and all(r["kind"] == "medication" for r in rows)
+    times = [r["time"] for r in rows if r["time"] != "unknown"]
+    assert times == sorted(times)
+
+
+def test_bad_inputs_are_reported_and_the_rest_goes_on(capsys, tmp_path):
+    folder = tmp_path / "input"
+    folder.mkdir()
+    (folder / "broken.json").write_text('{"resourceType": "Bundle", "entry": [')
+    good = _bundle(
+        _patient("p1"),
+        _admin("a1", "p1", "aspirin 81 MG Oral Tablet", "2024-01-01T08:00:00Z"),
+        _admin("a2", "p1", "clopidogrel 75 MG Oral Tablet", "2024-01-02T08:00:00Z"),
+        _admin("a3", "p1", "clopidogrel 75 MG Oral Tablet", None),  # no time
+        {"resourceType": "NotAResource", "id": "x"},
+        _note("n1", "p1", "!!!not base64!!!"),
+        _patient("p2"),
+        _admin("b1", "p2", "clopidogrel 75 MG Oral Tablet", "2023-12-01T08:00:00Z"),
+    )
+    (folder / "good.json").write_text(json.dumps(good))
+    code, out, err = _run(["verify", "--bundle", str(folder), "--patient", "p1", "--no-notes",
+                           "--query", json.dumps(QUERY)], capsys)
+    verdict = json.loads(out)
+    assert code == 0 and verdict["verdict"] == "supported"
+    assert not any("b1" in c for c in verdict["citations"])
+    assert verdict["excluded"] == {"MedicationAdministration": 1, "Patient": 1}
+    diagnostics = " ".join(i["diagnostics"] for i in verdict["issues"]) + err
+    assert "broken.json" in diagnostics  # the malformed file is named
+
+
+def test_python_api_accepts_in_memory_json():
+    bundle = _bundle(
+        _patient("p1"),
+        _admin("a1", "p1", "heparin 5000 UNT/ML Injection", "2024-01-01T08:00:00Z"),
+        _note("n1", "p1", base64.b64encode(b"No bleeding. Patient denies melena.").decode(), "2024-01-02T09:00:00Z"),
+    )
+    q = {
+        "id": "bleed",
+        "events": [{"id": "h", "text": "heparin", "kind": "medication"}, {"id": "b", "text": "bleeding", "kind": "condition"}],
+        "relations": [{"from": "h", "to": "b", "type": "before", "within": "P7D"}],
+    }
+    verdict = verify(bundle, q)
+    assert verdict.verdict.value in ("refuted", "insufficient")
+    assert verdict.binary == "not_supported"
+    assert verify(orjson.dumps(bundle).decode(), q).bundle_hash == verdict.bundle_hash
+
+
+@pytest.mark.parametrize("backend", ["whoosh"])
+def test_lexical_backends_agree(backend):
+    boyce = next((EXAMPLES / "synthea").glob("Boyce638*.json"))
+    base = verify(boyce, QUERY, settings=Settings(notes=False))
+    other = verify(boyce, QUERY, settings=Settings(notes=False, lexical_backend=backend))
+    assert (other.verdict, other.bundle_hash) == (base.verdict, base.bundle_hash)
+
+
+def test_console_script_runs():
+    exe = shutil.which("medeventgraph", path=str(Path(sys.executable).parent))
+    assert exe, "console script not installed"
+    done = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "medeventgraph" in done.stdout
