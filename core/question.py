@@ -1,0 +1,119 @@
+"""Free-text questions -> VerificationQuery, by rules; refuses what it cannot parse.
+
+Handled shapes (case-insensitive, optional "was/did/is ... ?" framing):
+  X after Y | X before Y | X during/while Y (overlaps) | X then Y then Z
+  X within N hours/days/minutes of|after Y  |  X within N hours before Y
+Scope comes from "within one/the same encounter|admission|stay|visit|episode".
+Event kinds come from the lexicon; an event the lexicon does not know keeps kind None.
+"""
+
+from __future__ import annotations
+
+import re
+
+from medeventgraph.core.lexicon import Lexicon, load_lexicon, normalize_text
+from medeventgraph.core.query import VerificationQuery
+
+__all__ = ["QuestionParseError", "parse_question"]
+
+
+class QuestionParseError(ValueError):
+    """The question is not in a shape the rules understand; rephrase or send query JSON."""
+
+
+_SCOPE = re.compile(
+    r"\b(?:within|in|during)\s+(?:one|a|the\s+same|same|a\s+single|the)\s+"
+    r"(encounter|admission|stay|visit|hospitalization|hospitalisation|episode)\b"
+)
+_SCOPE_KIND = {"episode": "episode"}
+_UNITS = {"minute": "M", "min": "M", "hour": "H", "hr": "H", "h": "H", "day": "D", "week": "W"}
+_NUMBERS = {"one": 1, "an": 1, "a": 1, "two": 2, "three": 3, "four": 4, "six": 6, "twelve": 12, "24": 24}
+_WITHIN = re.compile(
+    r"\bwithin\s+(?P<n>\d+(?:\.\d+)?|one|an|a|two|three|four|six|twelve)\s*"
+    r"(?P<u>minutes?|mins?|hours?|hrs?|h|days?|weeks?)\s+(?P<rel>of|after|before|from|following|preceding)\s+"
+)
+_LEAD = re.compile(
+    r"^(?:was|were|did|does|is|has|have|had)\s+(?:the\s+patient\s+|there\s+|an?\s+|the\s+)?"
+    r"(?:(?:receive|receiving|received|get|given|have|develop|developed|experience)\s+|"
+    r"(?:documented|recorded|noted|diagnosed|started|given|administered)\s+)?"
+)
+_VERBS = re.compile(
+    r"\b(?:documented|recorded|noted|diagnosed|given|administered|started|occur|occurred|happen|"
+    r"happened|received|develop|developed|done|performed|measured|drawn)\b"
+)
+_FILLER = re.compile(r"^(?:the|a|an|any|some)\s+|\s+(?:first|result|results|value|level)$")
+
+
+def parse_question(text: str, lexicon: Lexicon | None = None) -> VerificationQuery:
+    lexicon = lexicon or load_lexicon()
+    q = normalize_text(text).rstrip("?. ")
+    if not q:
+        raise QuestionParseError("empty question")
+    scope = "patient"
+    m = _SCOPE.search(q)
+    if m:
+        scope = _SCOPE_KIND.get(m.group(1), "encounter")
+        q = (q[: m.start()] + q[m.end():]).strip()
+    q = _LEAD.sub("", q).strip()
+    within = None
+    w = _WITHIN.search(q)
+    if w:
+        within = _duration(w.group("n"), w.group("u"))
+        rel = w.group("rel")
+        left, right = q[: w.start()], q[w.end():]
+        kind = "before" if rel in ("before", "preceding") else "after"
+        if rel == "of":
+            # "X within 1 hour of Y": X follows Y, the reading used for time-to-treatment questions.
+            kind = "after"
+        parts, relations = [left, right], [kind]
+    else:
+        parts, relations = _split(q)
+    events = [_event(f"e{k}", p, lexicon) for k, p in enumerate(parts)]
+    rels = []
+    for k, kind in enumerate(relations):
+        rel: dict[str, object] = {"from": f"e{k}", "to": f"e{k + 1}", "type": kind}
+        if within and kind != "overlaps":
+            rel["within"] = within
+        rels.append(rel)
+    try:
+        return VerificationQuery.model_validate(
+            {"id": "question", "events": events, "relations": rels, "scope": scope}
+        )
+    except ValueError as exc:
+        raise QuestionParseError(f"could not build a query from the question: {exc}") from None
+
+
+def _split(q: str) -> tuple[list[str], list[str]]:
+    if re.search(r"\bthen\b", q):
+        parts = [p for p in re.split(r",?\s*\b(?:and\s+)?then\b\s*", q)]
+        return parts, ["before"] * (len(parts) - 1)
+    for word, kind in (("before", "before"), ("after", "after"), ("during", "overlaps"), ("while", "overlaps"),
+                       ("followed by", "before"), ("prior to", "before"), ("following", "after")):
+        found = re.search(rf"\b{word}\b", q)
+        if found:
+            return [q[: found.start()], q[found.end():]], [kind]
+    raise QuestionParseError(
+        "no relation found: use before, after, during, then, or 'within N hours of' between two events"
+    )
+
+
+def _event(event_id: str, phrase: str, lexicon: Lexicon) -> dict[str, object]:
+    text = _VERBS.sub(" ", phrase)
+    text = re.sub(r"\s+", " ", text).strip(" ,")
+    text = _LEAD.sub("", text).strip()
+    for _ in range(3):
+        text = _FILLER.sub("", text).strip()
+    if not text or len(text) > 120 or len(text.split()) > 8:
+        raise QuestionParseError(f"could not find an event in {phrase.strip()!r}")
+    expanded = lexicon.expand(text)
+    event: dict[str, object] = {"id": event_id, "text": text}
+    if expanded.via != "literal" and expanded.kind:
+        event["kind"] = expanded.kind
+    return event
+
+
+def _duration(n: str, unit: str) -> str:
+    value = float(_NUMBERS.get(n, n) if not n.replace(".", "").isdigit() else n)
+    u = _UNITS[unit.rstrip("s") if unit not in ("hrs", "mins") else unit[:-1]]
+    number = f"{value:g}"
+    return f"P{number}{u}" if u in ("D", "W") else f"PT{number}{u}"
