@@ -234,8 +234,11 @@ def _counter_evidence(relations, by_event, grounding, spans) -> tuple[float, set
     for r in relations:
         for negated_event, other_event in ((r.target, r.source), (r.source, r.target)):
             anchors = grounding.get(other_event, [])
+            given_units = {i.unit for i in grounding.get(negated_event, []) if i.unit}
             for item in by_event.get(negated_event, []):
                 if not _denies(item) or not item.unit:
+                    continue
+                if _missed_instance(item) and item.unit in given_units:
                     continue
                 for anchor in anchors:
                     if anchor.unit != item.unit:
@@ -251,6 +254,13 @@ def _counter_evidence(relations, by_event, grounding, spans) -> tuple[float, set
             strength, failure = 1.0, order[1]
             ids.update(order[0])
     return strength, ids, failure
+
+
+def _missed_instance(item: EvidenceItem) -> bool:
+    """A structured not-done row (one skipped dose, one cancelled draw) records that *that*
+    instance did not happen; when the same event is affirmed in the same scope unit it is not
+    documentation that the event was absent."""
+    return item.origin is Origin.STRUCTURED and item.status == "not-done" and not item.assertion.uncertain
 
 
 def _negation_in_window(r: RelationSpec, negated_is_target: bool, anchor: Span | None, item: EvidenceItem) -> bool:

@@ -172,6 +172,8 @@ def _bind_hidden(index, query, occ, bindmap, anchors) -> None:
         g = ground_event(event, index.occurrences.values(), index.lexicon, index.displays)
         per_unit: dict[str, list[str]] = {}
         for m in g.matches:
+            if m.occurrence in bindmap:  # an intermediate is a distinct event, not a named endpoint
+                continue
             o = index.occurrences[m.occurrence]
             u = scope_unit(o, query.scope, index.episodes)
             if u in units and o.time.resolved:
