@@ -1,0 +1,5 @@
+import sys
+
+from medeventgraph.evaluation import main
+
+sys.exit(main())

@@ -1,0 +1,138 @@
+"""results/EVAL.md and PNG plots (matplotlib, Agg) from the eval.json structure."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from medeventgraph.evaluation.methods.base import METHODS
+
+__all__ = ["write_report"]
+
+
+def _pct(x) -> str:
+    return "n/a" if x is None or math.isnan(x) else f"{100 * x:.1f}"
+
+
+def _ci(ci) -> str:
+    return "" if not ci or ci[0] != ci[0] else f" [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+
+
+def _p(x) -> str:
+    return "n/a" if x is None or math.isnan(x) else f"{x:.4f}"
+
+
+def _plots(res: dict, out: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    files = []
+    protos = list(res["protocols"])
+    methods = res["meta"]["methods"]
+    fig, ax = plt.subplots(figsize=(11, 4.5))
+    width = 0.8 / len(methods)
+    for k, m in enumerate(methods):
+        vals = [res["protocols"][p]["methods"][m]["ba"] * 100 for p in protos]
+        cis = [res["protocols"][p]["methods"][m]["ba_ci"] for p in protos]
+        err = [[max(0, v - 100 * c[0]) if c[0] == c[0] else 0 for v, c in zip(vals, cis)],
+               [max(0, 100 * c[1] - v) if c[1] == c[1] else 0 for v, c in zip(vals, cis)]]
+        ax.bar([i + k * width for i in range(len(protos))], vals, width, yerr=err, capsize=2, label=m)
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(protos))], protos)
+    ax.axhline(50, color="grey", lw=0.8, ls="--")
+    ax.set_ylabel("balanced accuracy, % (95% patient-cluster CI)")
+    ax.legend(ncol=5, fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "ba_by_protocol.png", dpi=110)
+    files.append("ba_by_protocol.png")
+    plt.close(fig)
+
+    fig, axes = plt.subplots(1, len(protos), figsize=(3 * len(protos), 3.2), sharey=True)
+    for ax, p in zip(axes if len(protos) > 1 else [axes], protos):
+        for m in methods:
+            s = res["protocols"][p]["methods"][m]
+            ax.scatter(100 * s["fsr"], 100 * s["sup_recall"], label=m)
+            ax.annotate(m, (100 * s["fsr"], 100 * s["sup_recall"]), fontsize=6)
+        ax.set_title(p)
+        ax.set_xlabel("false-support rate %")
+    axes[0].set_ylabel("supported recall %")
+    fig.tight_layout()
+    fig.savefig(out / "fsr_vs_recall.png", dpi=110)
+    files.append("fsr_vs_recall.png")
+    plt.close(fig)
+
+    t10 = res.get("t10") or {}
+    if t10:
+        stages = ["ctx_r", "bridge", "c20", "verif", "prov"]
+        fig, ax = plt.subplots(figsize=(8, 3.5))
+        for m, v in t10.items():
+            ax.plot(stages, [100 * v[s] if v[s] is not None else float("nan") for s in stages], marker="o", label=m)
+        ax.set_ylabel("% of T10 queries")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(out / "t10_funnel.png", dpi=110)
+        files.append("t10_funnel.png")
+        plt.close(fig)
+    return files
+
+
+def write_report(res: dict, out: Path) -> Path:
+    files = _plots(res, out)
+    meta = res["meta"]
+    L = [f"# MedEventGraph evaluation ({'SMOKE' if meta['smoke'] else 'full'} run, {meta['date']})", ""]
+    L += [f"Data: {meta['data']} - " + ", ".join(f"{k}: {v} patients" for k, v in meta["patients"].items())
+          + f". Queries: {meta['n_queries']} ({meta['n_test']} test, {meta['n_dev']} dev), over "
+          f"{meta['n_patients']} patients; split patient-disjoint, dev {meta['split_sizes'].get('dev')} / test "
+          f"{meta['split_sizes'].get('test')} patients. Bootstrap/permutation replicates: {meta['replicates']}. "
+          f"Runtime {meta['runtime_s']:.0f} s. Protocol rules: benchmarks/README.md.", ""]
+    th = res["thresholds"]
+    L += ["## Operating point (dev only)", "",
+          (f"tau+ = {th['used'][0]}, tau- = {th['used'][1]} ({'frozen into core/resources/thresholds.json this run' if th['frozen'] else 'as in thresholds.json; dev selection reported only'}). "
+          f"Dev selection: {th['dev_selected']}. B5 score threshold (dev): {th['b5']}."), ""]
+    L += ["## Release audit", ""]
+    for name, chk in res["audit"].items():
+        L.append(f"- {name}: {'PASS' if chk['pass'] else 'FAIL'}")
+    L += ["", "Per-class schema statistics (test+dev) are in eval.json `audit.shared_schema`.", ""]
+    for proto, pr in res["protocols"].items():
+        L += [f"## {proto} (test: {pr['n']} queries, {pr['patients']} patients, {pr['positives']} supported)", "",
+              "| method | BA [95% CI] | macro-F1 [95% CI] | FSR | supported recall | Holm p BA vs B6 | Holm p F1 vs B6 |",
+              "|---|---|---|---|---|---|---|"]
+        for m, s in pr["methods"].items():
+            L.append(f"| {METHODS[m].title} | {_pct(s['ba'])}{_ci(s['ba_ci'])} | {_pct(s['f1'])}{_ci(s['f1_ci'])} | "
+                     f"{_pct(s['fsr'])} | {_pct(s['sup_recall'])} | {_p(s.get('p_holm_ba_vs_B6'))} | "
+                     f"{_p(s.get('p_holm_f1_vs_B6'))} |")
+        if pr.get("best_baseline"):
+            b = pr["best_baseline"]
+            d = pr["delta_ba"]
+            L += ["", (f"B6 vs best other method ({b}): dBA = {100 * d:+.1f} points "
+                      f"({'B6 ahead' if d > 0 else 'B6 BEHIND' if d < 0 else 'tie'}), Holm p = "
+                      f"{_p(pr['methods'][b].get('p_holm_ba_vs_B6'))}."), ""]
+    L += ["## T6 by distractor stratum (test)", "", "| stratum | n | " + " | ".join(res["meta"]["methods"]) + " |",
+          "|---|---|" + "---|" * len(res["meta"]["methods"])]
+    for st, per in res["t6_strata"].items():
+        n = next(iter(per.values()))["n"]
+        L.append(f"| {st} | {n} | " + " | ".join(f"{_pct(per[m]['ba'])} (FSR {_pct(per[m]['fsr'])})"
+                                                for m in res["meta"]["methods"]) + " |")
+    L += ["", "## T4 retrieval only (test T3 queries)", "", "| method | context recall | context precision | n |",
+          "|---|---|---|---|"]
+    L += [f"| {m} | {_pct(v['ctx_recall'])} | {_pct(v['ctx_precision'])} | {v['n']} |" for m, v in res["t4"].items()]
+    t7 = res.get("t7") or {}
+    if t7:
+        L += ["", "## T7 memory on/off (identical ids)", "",
+              (f"{t7['identical_verdicts']}/{t7['n']} identical verdicts; BA B6 {_pct(t7['B6']['ba'])} vs B7 "
+              f"{_pct(t7['B7']['ba'])}; FSR {_pct(t7['B6']['fsr'])} vs {_pct(t7['B7']['fsr'])}.")]
+    L += ["", "## T10 hidden intermediates (test, funnel; n/a = stage not emitted)", "",
+          "| method | Ctx-R | Bridge | C@20 | Verif | Prov | n |", "|---|---|---|---|---|---|---|"]
+    L += [f"| {m} | {_pct(v['ctx_r'])} | {_pct(v['bridge'])} | {_pct(v['c20'])} | {_pct(v['verif'])} | "
+          f"{_pct(v['prov'])} | {v['n']} |" for m, v in res["t10"].items()]
+    L += ["", "## Cost", "", "| method | ms/query | mean bundle or candidate count |", "|---|---|---|"]
+    L += [f"| {m} | {res['timing_ms'][m]} | {res['bundle_size'][m]} |" for m in res["meta"]["methods"]]
+    L += ["", "## B6 errors on test (first 25)", "", "| protocol | family | patient | query | gold | B6 | failure |",
+          "|---|---|---|---|---|---|---|"]
+    L += [f"| {e['protocol']} | {e['family']} | {e['patient']} | `{e['query']}` | {e['gold']} | {e['verdict']} | "
+          f"{e['failure']} |" for e in res["errors"][:25]]
+    L += ["", "## Plots", ""] + [f"![{f}]({f})" for f in files] + [""]
+    path = out / "EVAL.md"
+    path.write_text("\n".join(L))
+    return path
