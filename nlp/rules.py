@@ -63,7 +63,7 @@ class SectionSpec:
         rules = []
         for title in self.titles:
             words = [{"LOWER": w} for w in _title_tokens(title)]
-            markdown = [{"TEXT": {"REGEX": r"^#+$"}, "OP": "+"}, *words, {"TEXT": ":", "OP": "?"}]
+            markdown = [{"TEXT": "#", "OP": "+"}, *words, {"TEXT": ":", "OP": "?"}]
             colon = [*words, {"TEXT": ":"}]
             rules.append(SectionRule(literal=f"# {title}", category=self.category, pattern=markdown))
             rules.append(SectionRule(literal=f"{title}:", category=self.category, pattern=colon))
