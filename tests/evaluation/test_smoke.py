@@ -1,0 +1,19 @@
+"""The one-command evaluation, in its smoke size, end to end (writes eval.json and EVAL.md)."""
+
+from __future__ import annotations
+
+import orjson
+from medeventgraph.evaluation import main
+
+
+def test_smoke_run_writes_report(shared_data, tmp_path):
+    assert main(["--smoke", "--quiet", "--data", str(shared_data), "--out", str(tmp_path), "--replicates", "50"]) == 0
+    res = orjson.loads((tmp_path / "eval.json").read_bytes())
+    assert res["meta"]["smoke"] and res["meta"]["n_queries"] > 0
+    assert res["audit"]["all_pass"]["pass"]
+    assert not res["thresholds"]["frozen"]  # a smoke run never writes thresholds.json
+    for proto in ("T3", "T5"):
+        assert "B6" in res["protocols"][proto]["methods"]
+    md = (tmp_path / "EVAL.md").read_text()
+    assert "## T3" in md and "FSR" in md
+    assert (tmp_path / "ba_by_protocol.png").exists()
