@@ -1,0 +1,167 @@
+"""CDS Hooks end-to-end latency over loopback HTTP: the real service under uvicorn, started here
+on a free 127.0.0.1 port (JWT checks off: a bench, not a deployment), called with httpx.
+
+cold: a patient the service has not seen — every repetition sends the record with a fresh
+Patient.meta.versionId and note texts with a different trailing newline count, so both the
+index cache and the note-NLP cache miss while the process itself is warm (imports, spaCy
+pipeline), as a long-running service is. warm: the same request again (cached index)."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import socket
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+import uvicorn
+from common import summary
+from medeventgraph.cds_hooks import create_app
+from medeventgraph.settings import Settings
+from queries import make_queries
+
+__all__ = ["bench_hook", "prefetch_for", "serve"]
+
+PREFETCH_TYPES = {
+    "patient": "Patient", "encounters": "Encounter", "observations": "Observation",
+    "medicationAdministrations": "MedicationAdministration", "medicationRequests": "MedicationRequest",
+    "conditions": "Condition", "procedures": "Procedure", "documents": "DocumentReference",
+}
+PATIENT_VIEW = "medeventgraph-patient-view"
+VERIFY = "medeventgraph-verify"
+
+
+def _rewrite(node: Any, urn: dict[str, str]) -> None:
+    if isinstance(node, list):
+        for n in node:
+            _rewrite(n, urn)
+    elif isinstance(node, dict):
+        for k, v in node.items():
+            if k == "reference" and isinstance(v, str) and v in urn:
+                node[k] = urn[v]
+            else:
+                _rewrite(v, urn)
+
+
+def prefetch_for(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """(patient id, prefetch) as an EHR would send it: searchset Bundles per type, Type/id refs."""
+    entries = [copy.deepcopy(e) for e in bundle["entry"] if "resource" in e]
+    urn = {e["fullUrl"]: f"{e['resource']['resourceType']}/{e['resource']['id']}"
+           for e in entries if e.get("fullUrl", "").startswith("urn:uuid:")}
+    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for e in entries:
+        _rewrite(e["resource"], urn)
+        by_type[e["resource"]["resourceType"]].append(e["resource"])
+    out: dict[str, Any] = {}
+    for key, rtype in PREFETCH_TYPES.items():
+        if rtype == "Patient":
+            out[key] = by_type["Patient"][0]
+        else:
+            res = by_type.get(rtype, [])
+            out[key] = {"resourceType": "Bundle", "type": "searchset", "total": len(res),
+                        "entry": [{"fullUrl": f"{rtype}/{r['id']}", "resource": r} for r in res]}
+    return by_type["Patient"][0]["id"], out
+
+
+def _fresh(prefetch: dict[str, Any], nonce: int) -> dict[str, Any]:
+    """The same record as a patient the service has never seen (new content hashes)."""
+    out = orjson.loads(orjson.dumps(prefetch))
+    out["patient"].setdefault("meta", {})["versionId"] = f"bench-{nonce}"
+    for entry in out["documents"]["entry"]:
+        for content in entry["resource"].get("content", []):
+            att = content.get("attachment", {})
+            if isinstance(att.get("data"), str):
+                text = base64.b64decode(att["data"])
+                att["data"] = base64.b64encode(text + b"\n" * (nonce + 1)).decode()
+    return out
+
+
+@contextmanager
+def serve(settings_kwargs: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    settings = Settings(public_base_url=base, **settings_kwargs)
+    app = create_app(settings)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="error", access_log=False, lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        if not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.02)
+    try:
+        yield base, app
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()
+
+
+def _body(hook: str, patient: str, prefetch: dict[str, Any], query: dict | None, n: int) -> bytes:
+    context: dict[str, Any] = {"patientId": patient, "userId": "Practitioner/bench"}
+    if query is not None:
+        context["query"] = query
+    return orjson.dumps({"hook": hook, "hookInstance": f"bench-{n}", "context": context, "prefetch": prefetch})
+
+
+def _call(http: httpx.Client, url: str, body: bytes) -> float:
+    t0 = time.perf_counter()
+    resp = http.post(url, content=body, headers={"Content-Type": "application/json"})
+    dt = time.perf_counter() - t0
+    if resp.status_code != 200:
+        raise RuntimeError(f"hook call failed: {resp.status_code} {resp.text[:300]}")
+    return dt
+
+
+def _index_facts(app: Any) -> dict[str, Any]:
+    """What the service built for the last patient: whether note NLP ran inside the hook."""
+    cache = app.state.meg.engine.cache
+    items = list(getattr(cache, "_items", {}).values())
+    if not items:
+        return {}
+    index = items[-1]
+    notes = sum(1 for o in index.occurrences.values() if o.origin.value == "note")
+    return {"occurrences": len(index.occurrences), "note_mentions": notes,
+            "note_nlp_in_hook": getattr(index, "notes", None) is not None or notes > 0}
+
+
+def bench_hook(path: Path, repeats: int, log=print) -> dict[str, Any]:
+    from bench_ingest import load_record
+    from medeventgraph.core.index import build_index
+
+    raw = path.read_bytes()
+    patient, prefetch = prefetch_for(orjson.loads(raw))
+    query = make_queries(list(build_index(load_record(raw), Settings(notes=False)).occurrences.values()))
+    pairwise = query["pairwise"][0].dump()
+    out: dict[str, Any] = {"bundle": path.name, "mb": round(len(raw) / 1e6, 3),
+                           "request_mb": round(len(_body(VERIFY, patient, prefetch, pairwise, 0)) / 1e6, 3)}
+    with serve({"jwt_required": False}) as (base, app), httpx.Client(timeout=300) as http:
+        n = 0
+        # The process's first call pays imports and pipeline construction once.
+        t = _call(http, f"{base}/cds-services/{VERIFY}", _body(VERIFY, patient, _fresh(prefetch, 10_000),
+                                                                  pairwise, n))
+        out["first_call_after_start_seconds"] = round(t, 6)
+        for hook, service, q in (("medeventgraph-verify", VERIFY, pairwise),
+                                 ("patient-view", PATIENT_VIEW, None)):
+            cold: list[float] = []
+            for rep in range(repeats):
+                n += 1
+                body = _body(hook, patient, _fresh(prefetch, n), q, n)
+                cold.append(_call(http, f"{base}/cds-services/{service}", body))
+            facts = _index_facts(app)
+            warm_body = _body(hook, patient, _fresh(prefetch, n), q, n)
+            warm = [_call(http, f"{base}/cds-services/{service}", warm_body) for _ in range(max(5, repeats * 5))]
+            out[hook] = {"cold_seconds": summary(cold, p95=True), "warm_seconds": summary(warm, p95=True),
+                         "index": facts}
+            log(f"  hook {hook:22s} cold {summary(cold)['median'] * 1e3:7.1f} ms  "
+                f"warm p95 {summary(warm, p95=True)['p95'] * 1e3:6.1f} ms  {facts}")
+    return out

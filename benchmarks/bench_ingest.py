@@ -1,0 +1,70 @@
+"""Ingest per bundle: orjson parse alone (the floor) vs full adapter ingest vs graph + context
+store build (build_index, notes off), in resources/s and MB/s, each with its ratio to the floor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+from common import summary, timed
+from medeventgraph.core.index import build_index
+from medeventgraph.core.lexicon import load_lexicon
+from medeventgraph.fhir_adapters.ingest import ingest_json
+from medeventgraph.settings import Settings
+
+__all__ = ["bench_bundle", "bench_ingest", "load_record"]
+
+
+def load_record(raw: bytes):
+    result = ingest_json(raw)
+    patients = result.patient_ids()
+    return result.for_patient(patients[0])
+
+
+def bench_bundle(path: Path, repeats: int) -> dict[str, Any]:
+    raw = path.read_bytes()
+    settings = Settings(notes=False)
+    load_lexicon()  # loaded once per process in any real caller; not part of a build
+    n_resources = len(orjson.loads(raw).get("entry", []))
+    mb = len(raw) / 1e6
+
+    parse = timed(lambda: orjson.loads(raw), repeats)
+    ingest = timed(lambda: ingest_json(raw), repeats)
+    record = load_record(raw)
+    build = timed(lambda: build_index(record, settings), repeats)
+    end_to_end = timed(lambda: build_index(load_record(raw), settings), repeats)
+    index = build.result
+    floor = summary(parse.wall)["median"]
+
+    def stage(t) -> dict[str, Any]:
+        s = t.summary()
+        med = s["median"]
+        return {
+            "seconds": s,
+            "resources_per_s": round(n_resources / med, 1),
+            "mb_per_s": round(mb / med, 2),
+            "ratio_to_parse": round(med / floor, 2),
+        }
+
+    return {
+        "bundle": path.name,
+        "mb": round(mb, 3),
+        "resources": n_resources,
+        "occurrences": len(index.occurrences),
+        "graph_edges": index.graph.g.number_of_edges(),
+        "parse": stage(parse),
+        "ingest": stage(ingest),
+        "build": stage(build),
+        "ingest_and_build": stage(end_to_end),
+    }
+
+
+def bench_ingest(bundles: list[Path], repeats: int, log=print) -> list[dict[str, Any]]:
+    out = []
+    for path in bundles:
+        row = bench_bundle(path, repeats)
+        log(f"  ingest {path.name[:40]:40s} parse {row['parse']['seconds']['median'] * 1e3:7.1f} ms"
+            f"  ingest x{row['ingest']['ratio_to_parse']:<5}  build x{row['build']['ratio_to_parse']}")
+        out.append(row)
+    return out

@@ -1,0 +1,129 @@
+"""MedEventGraph benchmark: ingest, note NLP, query, CDS Hooks and growth, with ratios to the
+orjson parse floor measured in the same run.
+
+    .venv/bin/python benchmarks/run_bench.py [--quick] [--data ../shared/data] [--out results]
+
+Writes <out>/bench.json and <out>/BENCH.md with PNG plots. Figures are medians over repeated
+runs with min and max; latencies also give p95. Nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+from common import REPO, default_data_dir, patient_bundles
+
+SECTIONS = ("ingest", "notes", "query", "hook", "growth")
+
+
+def _git_commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def _environment() -> dict[str, Any]:
+    return {
+        "python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
+        "load_average_at_start": [round(x, 2) for x in os.getloadavg()], "commit": _git_commit(),
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description="MedEventGraph benchmark")
+    p.add_argument("--quick", action="store_true", help="one small bundle, 1 repeat, growth 1x-2x (smoke)")
+    p.add_argument("--data", type=Path, default=default_data_dir(), help="the shared data folder (../shared/data)")
+    p.add_argument("--out", type=Path, default=REPO / "results", help="where bench.json and BENCH.md go")
+    p.add_argument("--repeats", type=int, default=None, help="timed repetitions (default 5; 1 with --quick)")
+    p.add_argument("--bundle", default=None, help="bundle file name for query/hook/growth (default: largest)")
+    p.add_argument("--only", nargs="*", choices=SECTIONS, default=list(SECTIONS), help="sections to run")
+    p.add_argument("--no-report", action="store_true", help="write bench.json only")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    bundles = patient_bundles(args.data)
+    if not bundles:
+        print(f"no Synthea bundles under {args.data / 'synthea'}", file=sys.stderr)
+        return 2
+    by_size = sorted(bundles, key=lambda p: p.stat().st_size)
+    if args.bundle:
+        target = next(p for p in bundles if p.name == args.bundle)
+    else:
+        target = by_size[0] if args.quick else by_size[-1]
+    repeats = args.repeats or (1 if args.quick else 5)
+    ingest_bundles = [target] if args.quick else bundles
+    factors = [1, 2] if args.quick else [1, 2, 4, 8]
+    result: dict[str, Any] = {
+        "schema": 1, "quick": args.quick, "repeats": repeats, "environment": _environment(),
+        "data": str(args.data), "target_bundle": target.name,
+    }
+    t_start = time.perf_counter()
+    if "ingest" in args.only:
+        from bench_ingest import bench_ingest
+
+        print("ingest")
+        result["ingest"] = bench_ingest(ingest_bundles, repeats)
+    if "notes" in args.only:
+        from bench_notes import bench_notes
+
+        print("notes")
+        result["notes"] = bench_notes(args.data, target, max(1, min(repeats, 3)), only_bundle=args.quick)
+    if "query" in args.only:
+        result["query"] = _query_section(target, repeats)
+    if "hook" in args.only:
+        from bench_hook import bench_hook
+
+        print("hook")
+        result["hook"] = bench_hook(target, repeats)
+    if "growth" in args.only:
+        from bench_growth import bench_growth
+
+        print("growth")
+        result["growth"] = bench_growth(target, factors, max(1, min(repeats, 3)))
+    result["elapsed_seconds"] = round(time.perf_counter() - t_start, 1)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "bench.json").write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2) + b"\n")
+    if not args.no_report:
+        from report import write_report
+
+        write_report(result, args.out)
+    print(f"wrote {args.out / 'bench.json'} ({result['elapsed_seconds']} s)")
+    return 0
+
+
+def _query_section(target: Path, repeats: int) -> dict[str, Any]:
+    """Warm query latency on the target bundle, with the index built with notes and without."""
+    from bench_ingest import load_record
+    from bench_query import bench_queries
+    from medeventgraph.api import make_note_pipeline
+    from medeventgraph.core.index import build_index
+    from medeventgraph.settings import Settings
+
+    print("query")
+    record = load_record(target.read_bytes())
+    out: dict[str, Any] = {"bundle": target.name}
+    for label, settings in (("notes_off", Settings(notes=False)), ("notes_on", Settings(notes=True))):
+        index = build_index(record, settings, notes=make_note_pipeline(settings))
+        out[label] = bench_queries(index, settings, max(3, repeats * 2))
+        print(f"  query {label}: " + ", ".join(
+            f"{k} p50 {v['warm_seconds']['median'] * 1e3:.1f} / p95 {v['warm_seconds']['p95'] * 1e3:.1f} ms"
+            for k, v in out[label].items() if isinstance(v, dict) and "warm_seconds" in v))
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())
