@@ -19,7 +19,8 @@ from medeventgraph.api import load, select_patient
 from medeventgraph.core.index import PatientIndex, build_index
 from medeventgraph.core.query import VerificationQuery
 from medeventgraph.core.verdict import Label
-from medeventgraph.core.verify import _query_mentions, ground_all, verify_query
+from medeventgraph.core.simple import ground_all, query_mentions
+from medeventgraph.core.verify import verify_query
 from medeventgraph.occurrence import Kind, Origin
 from medeventgraph.settings import Settings
 
@@ -57,7 +58,7 @@ def _query(qid: str, a: str, b: str, kind_a: str, kind_b: str) -> VerificationQu
 
 def _times(index: PatientIndex, query: VerificationQuery, event: str):
     grounding = ground_all(index, query)[event]
-    pool = {**index.occurrences, **{o.id: o for o in _query_mentions(index, query)}}
+    pool = {**index.occurrences, **{o.id: o for o in query_mentions(index, query)}}
     out = []
     for oid in grounding.occurrence_ids:
         occ = pool[oid]
