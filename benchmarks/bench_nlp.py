@@ -81,9 +81,13 @@ def trimmed_sentences(doc) -> set[tuple[int, int]]:
     return out
 
 
+CPU: list[float] = []  # CPU seconds of every timed call, in call order (the machine may be shared)
+
+
 def timed(fn) -> float:
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     fn()
+    CPU.append(time.process_time() - c0)
     return time.perf_counter() - t0
 
 
@@ -109,8 +113,12 @@ def main() -> None:
         nlp(unique[0])
     split_times: dict[str, list[float]] = {name: [] for name in nlps}
     ratios = []
+    split_cpu: dict[str, list[float]] = {name: [] for name in nlps}
     for _ in range(args.runs):
-        run = {name: timed(lambda nlp=nlp: [nlp(t) for t in unique]) for name, nlp in nlps.items()}
+        run = {}
+        for name, nlp in nlps.items():
+            run[name] = timed(lambda nlp=nlp: [nlp(t) for t in unique])
+            split_cpu[name].append(CPU[-1])
         for name, seconds in run.items():
             split_times[name].append(seconds)
         ratios.append(run["pyrush"] / run["rule"])
@@ -127,7 +135,9 @@ def main() -> None:
     splitters = {
         name: {
             "median_seconds": round(statistics.median(ts), 3),
+            "median_cpu_seconds": round(statistics.median(split_cpu[name]), 3),
             "notes_per_s": rate(len(unique), statistics.median(ts)),
+            "notes_per_cpu_s": rate(len(unique), statistics.median(split_cpu[name])),
             "words_per_s": rate(words_unique, statistics.median(ts)),
         }
         for name, ts in split_times.items()
@@ -144,11 +154,13 @@ def main() -> None:
     }
 
     # 2. whole pipeline, cold vs cached
-    cold, cached, counts = [], [], []
+    cold, cached, counts, cold_cpu, cached_cpu = [], [], [], [], []
     for _ in range(max(3, args.runs // 2)):
         pipeline = NotePipeline()
         cold.append(timed(lambda p=pipeline: counts.append(len(p.mentions(documents, TERMS)))))
+        cold_cpu.append(CPU[-1])
         cached.append(timed(lambda p=pipeline: p.mentions(documents, TERMS)))
+        cached_cpu.append(CPU[-1])
     n_notes = sum(len(d.texts) for d in documents)
     result = {
         "data": str(args.data),
@@ -165,9 +177,11 @@ def main() -> None:
             "terms": len(TERMS),
             "mentions": counts[0],
             "cold": {"median_seconds": round(statistics.median(cold), 3),
+                     "median_cpu_seconds": round(statistics.median(cold_cpu), 3),
                      "notes_per_s": rate(n_notes, statistics.median(cold)),
                      "words_per_s": rate(words_all, statistics.median(cold))},
             "cached": {"median_seconds": round(statistics.median(cached), 3),
+                       "median_cpu_seconds": round(statistics.median(cached_cpu), 3),
                        "notes_per_s": rate(n_notes, statistics.median(cached)),
                        "words_per_s": rate(words_all, statistics.median(cached))},
             "cold_over_cached_ratio": round(statistics.median(cold) / statistics.median(cached), 1),

@@ -4,8 +4,8 @@ Notes are line-structured (headings, bullets, "Label: value" lines), and spaCy's
 sentencizer alone runs a heading into the next line. The `rule` splitter therefore adds the
 `medeventgraph_line_breaks` component: a new line starts a sentence unless it continues a
 wrapped sentence (the previous line ends without terminal punctuation and the new line starts
-in lower case). `pyrush` is medspaCy's PyRuSH (about 20x slower here; see
-benchmarks/bench_nlp.py), with its per-token debug logging silenced.
+in lower case). `pyrush` is medspaCy's PyRuSH (about 10x slower here with the sectionizer included, ~20x
+for splitting alone; see benchmarks/bench_nlp.py), with its per-token debug logging silenced.
 """
 
 from __future__ import annotations
