@@ -70,7 +70,8 @@ def evidence_line(item: EvidenceOut) -> str:
     ref = f"`{item.source.reference}`"
     if item.source.start is not None and item.source.end is not None:
         ref += f" chars {item.source.start}–{item.source.end}"
-    when = item.time.start or "time unknown"
+    when = item.time.start or (f"documented {item.documented.start}" if item.documented and item.documented.start
+                               else "time unknown")
     if item.time.granularity and item.time.granularity not in ("second", "unknown"):
         when += f" ({item.time.granularity})"
     head = f"- {ref} — {when} — {item.kind}: {_md(item.concept)}"

@@ -7,6 +7,7 @@ while a heavy core dependency is still loading, and import errors surface as one
 from __future__ import annotations
 
 import logging
+import threading
 from typing import TYPE_CHECKING, Any
 
 from medeventgraph.settings import Settings
@@ -28,6 +29,23 @@ class Engine:
     def __init__(self, settings: Settings):
         self.settings = settings
         self.cache: IndexCache[Any] = IndexCache(settings.graph_cache_size)
+        self._notes: Any = None
+        self._notes_ready = False
+        self._notes_lock = threading.Lock()
+
+    def note_pipeline(self) -> Any:
+        """The note NLP pipeline, built once per service on first use (loading it is slow)."""
+        with self._notes_lock:
+            if not self._notes_ready:
+                self._notes_ready = True
+                if self.settings.notes:
+                    try:
+                        from medeventgraph.nlp import NotePipeline
+
+                        self._notes = NotePipeline(max_note_chars=self.settings.max_note_chars)
+                    except ImportError as exc:
+                        log.warning("note NLP unavailable (%s): notes are not read", type(exc).__name__)
+            return self._notes
 
     def index_for(self, patient: str, data: PatientData, source_name: str) -> Any:
         digest = content_hash(data.resources)
@@ -41,7 +59,7 @@ class Engine:
             record = result.for_patient(patient)
             if not record.occurrences and not record.resources:
                 log.info("%s: no resources for the context patient", source_name)
-            return build_index(record, self.settings)
+            return build_index(record, self.settings, notes=self.note_pipeline())
 
         return self.cache.get_or_build(patient, digest, build)
 

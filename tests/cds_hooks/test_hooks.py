@@ -212,3 +212,15 @@ def test_free_text_question_is_answered_or_refused_cleanly(service, aki):
 def test_hook_must_match_the_service(service, aki):
     pid, by_type = aki
     assert_outcome(service.post(ORDER_SIGN, _request("patient-view", pid, prefetch_for(by_type))), 400)
+
+
+def test_note_evidence_cites_the_span_and_quotes_the_sentence(service):
+    bundle = json.loads((DATA / "meg-note-patient.json").read_text())
+    by_type: dict[str, list] = {}
+    for e in bundle["entry"]:
+        by_type.setdefault(e["resource"]["resourceType"], []).append(e["resource"])
+    body = _request("medeventgraph-verify", "meg-note-1", prefetch_for(by_type), query=AKI_QUERY)
+    [card] = _cards(service.post(VERIFY, body))
+    assert "`DocumentReference/meg-note-doc-1` chars " in card["detail"]
+    assert "> Creatinine up from 0.9 to 2.1 mg/dL. Assessment: acute kidney injury" in card["detail"]
+    assert "documented 2023-05-04" in card["detail"]
