@@ -8,6 +8,8 @@ export TRANSFORMERS_OFFLINE := 1
 
 .PHONY: demo test eval bench lint clean venv
 
+include tools/fhir-test-server.mk
+
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
@@ -22,7 +24,7 @@ venv: $(STAMP)
 demo: venv
 	$(BIN)/python -m medeventgraph.demo
 
-test: venv
+test: venv fhir-test-server
 	$(BIN)/python -m pytest
 
 lint: venv
