@@ -8,6 +8,7 @@ export TRANSFORMERS_OFFLINE := 1
 
 .PHONY: demo test eval bench lint clean venv
 
+.DEFAULT_GOAL := demo
 include tools/fhir-test-server.mk
 
 $(BIN)/python:
