@@ -3,7 +3,7 @@
 Paths are enumerated inside one scope unit at a time (scope-unknown candidates form their
 own group), from each event's best few nodes, so the work stays bounded however many
 doses or readings a record holds. TopB keeps both sides: part of the budget is reserved
-for counter paths (a non-affirmed node, or an order that is not compatible).
+for counter paths (a non-affirmed node, or an order resolved against the query).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from medeventgraph.core.query import VerificationQuery
 from medeventgraph.core.signals import Path, lifted_product, path_signals
-from medeventgraph.core.timing import Span
-from medeventgraph.occurrence import Occurrence
+from medeventgraph.core.timing import Span, Timing, compare
+from medeventgraph.occurrence import Occurrence, Origin
 
 __all__ = ["RankContext", "Ranked", "enumerate_paths", "rank_paths", "top_b"]
 
@@ -74,7 +74,7 @@ def enumerate_paths(
         per = groups[unit]
         if any(not per.get(e) for e in events):
             continue
-        options = [sorted(set(per[e]), key=node_score)[:per_event] for e in events]
+        options = [_options(sorted(set(per[e]), key=node_score), ctx, per_event) for e in events]
         for combo in itertools.product(*options):
             if len(set(combo)) < len(combo):
                 continue  # one occurrence cannot be two events of one chain
@@ -84,14 +84,36 @@ def enumerate_paths(
     return paths
 
 
+def _options(by_score: list[str], ctx: RankContext, n: int) -> list[str]:
+    """Half the slots go to the most precise nodes (time-resolved, structured), which decide
+    order; the rest to the best-scored nodes, whatever they are (notes, negations)."""
+
+    def precise(o: str) -> int:
+        span = ctx.spans.get(o)
+        return (0 if span is not None and span.resolved else 2) + (1 if ctx.occ[o].origin is Origin.NOTE else 0)
+
+    first = sorted(by_score, key=precise)[: max(1, n // 2)]  # stable: score order within a class
+    rest = [o for o in by_score if o not in first]
+    return first + rest[: n - len(first)]
+
+
 def rank_paths(paths: Sequence[Path], ctx: RankContext, relevance: Mapping[str, float]) -> list[Ranked]:
     out = []
     for p in paths:
         signals = path_signals(p, ctx.query, ctx.occ, ctx.ppr, relevance, ctx.spans, ctx.sourced, ctx.units)
         affirmed = all(ctx.occ[o].assertion.affirmed_current for _, o in p.nodes)
-        out.append(Ranked(lifted_product(signals, ctx.eps), p, signals, not affirmed or signals["temporal_type"] < 1.0))
+        out.append(Ranked(lifted_product(signals, ctx.eps), p, signals, not affirmed or _incompatible(p, ctx)))
     out.sort(key=lambda x: (-x.r, x.path.nodes))
     return out
+
+
+def _incompatible(p: Path, ctx: RankContext) -> bool:
+    """Some relation is resolved against the query on this path: a counter path."""
+    for r in ctx.query.relations:
+        a, b = ctx.spans.get(p.occurrence(r.source)), ctx.spans.get(p.occurrence(r.target))
+        if compare(a, b, r.type, r.window).timing is Timing.INCOMPATIBLE:
+            return True
+    return False
 
 
 def top_b(ranked: Sequence[Ranked], b: int) -> list[Ranked]:

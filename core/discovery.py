@@ -53,22 +53,25 @@ def controller_discovery(
     memory: Mapping[Any, Mapping[str, object]] | None = None,
 ) -> Discovery:
     occ: dict[str, Occurrence] = dict(index.occurrences)
+    mention_ids = []
+    for o in query_mentions(index, query):  # the query's own words found in notes
+        occ.setdefault(o.id, o)
+        mention_ids.append(o.id)
+    occ_all = occ.__getitem__
     groundings = ground_all(index, query)
     bindmap: dict[str, set[str]] = {}
     historical: set[str] = set()
     anchors: dict[str, list[str]] = {}
     cap = settings.k_neighbours * settings.top_b
     for g in groundings.values():
-        ordered = sorted(g.matches, key=lambda m: (_REASON_RANK.get(m.reason, 9), m.occurrence))
+        # Precise anchors first (structured, time-resolved): they are what decides an order.
+        ordered = sorted(g.matches, key=lambda m: (_anchor_rank(occ_all(m.occurrence)), _REASON_RANK.get(m.reason, 9),
+                                                   m.occurrence))
         anchors[g.event] = [m.occurrence for m in ordered[:cap]]
         for m in g.matches:
             bindmap.setdefault(m.occurrence, set()).add(g.event)
             if m.historical_display:
                 historical.add(m.occurrence)
-    mention_ids = []
-    for o in query_mentions(index, query):  # the query's own words found in notes
-        occ.setdefault(o.id, o)
-        mention_ids.append(o.id)
     _bind_hidden(index, query, occ, bindmap, anchors)
     frozen_bind = {k: tuple(sorted(v)) for k, v in bindmap.items()}
 
@@ -181,6 +184,10 @@ def _bind_hidden(index, query, occ, bindmap, anchors) -> None:
         for u in sorted(per_unit):
             for oid in sorted(per_unit[u])[:_HIDDEN_PER_UNIT]:
                 bindmap.setdefault(oid, set()).add(event.id)
+
+
+def _anchor_rank(o: Occurrence) -> int:
+    return (0 if o.time.resolved else 2) + (1 if o.origin is Origin.NOTE else 0)
 
 
 def _sourced(o: Occurrence, resources: Mapping[str, object]) -> bool:

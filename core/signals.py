@@ -8,6 +8,7 @@ rank candidates for the contract; they never enter the bundle.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -77,14 +78,14 @@ def path_signals(
 
 
 def _compactness(ids: Sequence[str], occ: Mapping[str, Occurrence], units: Mapping[str, str | None]) -> float:
-    """One scope unit and a short time span score high; the span term is 1 at 0 and 1/2 at a week."""
+    """One scope unit and a short time span score high."""
     distinct = {units.get(o) for o in ids}
     unit_score = 1.0 if len(distinct) == 1 and None not in distinct else 0.4
     times = [occ[o].time.start for o in ids if occ[o].time.start is not None]
     if len(times) < 2:
-        return unit_score * 0.5
-    span = max(times) - min(times)
-    return unit_score / (1.0 + span / timedelta(days=7))
+        return unit_score * 0.1  # an unknown span is not a short one
+    weeks = (max(times) - min(times)) / timedelta(days=7)
+    return unit_score / (1.0 + math.log1p(weeks))  # log: a years-long patient-scope span still ranks
 
 
 def _temporal(path: Path, query: VerificationQuery, spans: Mapping[str, Span | None]) -> float:
