@@ -13,6 +13,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from medeventgraph.fhir_adapters.reader import RawItem, items_from_json, read_pa
 from medeventgraph.fhir_adapters.record import IngestResult
 from medeventgraph.fhir_adapters.references import ReferenceIndex, key_from_full_url
 from medeventgraph.fhir_adapters.resource_types import KNOWN_RESOURCE_TYPES, PATIENT_FIELDS
+from medeventgraph.occurrence import EventTime, Kind, NoteDocument, Occurrence, TimeType
 from medeventgraph.outcome import InputError, Issue
 
 __all__ = ["DEFAULT_MAX_NOTE_CHARS", "ingest_items", "ingest_json", "load_paths"]
@@ -192,9 +194,27 @@ def ingest_items(items: list[RawItem], issues: list[Issue] | None = None, *,
         except Exception as e:  # noqa: BLE001 - one odd resource must not sink the batch
             ctx.issue("error", "exception", f"could not be mapped ({type(e).__name__}); skipped")
     result.occurrences = ctx.occurrences
-    result.documents = ctx.documents
+    result.documents = _bound_by_encounter_end(ctx.documents, ctx.occurrences)
     result.issues.extend(ctx.issues)
     return result
+
+
+def _bound_by_encounter_end(documents: list[NoteDocument], occurrences: list[Occurrence]) -> list[NoteDocument]:
+    """A note about an encounter may describe anything up to the encounter's end.
+
+    Synthea (and many EHRs) stamp the note with the encounter's start while listing what was
+    given or done later in the stay; taking that stamp as "documented no later than" would
+    place later events before earlier ones. The note's documentation bound is therefore the
+    later of its own date and its encounter's end.
+    """
+    ends = {o.id: o.time for o in occurrences if o.kind is Kind.ENCOUNTER and o.time.end is not None}
+    out = []
+    for doc in documents:
+        period = ends.get(doc.encounter) if doc.encounter else None
+        if period is not None and period.end is not None and (doc.date.start is None or period.end > doc.date.start):
+            doc = replace(doc, date=EventTime(period.end, None, TimeType.DOCUMENTATION, period.granularity))
+        out.append(doc)
+    return out
 
 
 def ingest_json(data: bytes | str | dict | list, *, source_name: str = "input",
