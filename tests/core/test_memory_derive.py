@@ -1,0 +1,72 @@
+from pathlib import Path
+
+import orjson
+import pytest
+from medeventgraph.core.derive import derive_occurrences
+from medeventgraph.core.memory import MemoryRefused, load_memory
+
+from .conftest import AKI_PATIENT
+
+
+def test_shipped_memory_loads():
+    assert len(load_memory()) >= 3
+
+
+@pytest.mark.parametrize("bad", [
+    {"why": "Patient/pt-51e7620acf86 had it"},
+    {"why": "creatinine 4.4 mg/dL"},
+    {"why": "onset 2024-06-27"},
+    {"why": "this was supported"},
+    {"why": "see deadbeefcafe1234"},
+    {"edits": {"widen": 2.0, "patient": "pt-51e7620acf86"}},
+    {"edits": {"widen": 500.0}},
+    {"extra_field": "x"},
+])
+def test_fact_like_memory_is_refused(tmp_path: Path, bad: dict):
+    policy = {"failure": "missing_endpoint", "edits": {"widen": 2.0}, "why": "words only"}
+    policy.update(bad)
+    path = tmp_path / "memory.json"
+    path.write_bytes(orjson.dumps({"version": 1, "policies": [policy]}))
+    with pytest.raises(MemoryRefused):
+        load_memory(path)
+
+
+def test_kdigo_creatinine_rise_on_clinosim(clinosim):
+    record = clinosim.for_patient(AKI_PATIENT)
+    derived = derive_occurrences(record.occurrences)
+    rises = [d for d in derived if d.id.startswith("derived/kdigo-creatinine-rise/")]
+    assert rises, "SH7-0005 creatinine 1.33 -> 4.4 must derive a KDIGO rise"
+    ids = {o.id for o in record.occurrences}
+    for d in rises:
+        assert d.kind.value == "derived" and d.origin.value == "derived"
+        assert len(d.derived_from) == 2 and set(d.derived_from) <= ids
+        trigger = next(o for o in record.occurrences if o.id == d.derived_from[-1])
+        assert d.time == trigger.time and d.encounter == trigger.encounter and d.source == trigger.source
+        assert "creatinine rise" in d.concept.text.lower()
+
+
+def test_unit_conversion_umol():
+    from datetime import UTC, datetime, timedelta
+
+    from medeventgraph.occurrence import (
+        Coding,
+        Concept,
+        EventTime,
+        Granularity,
+        Kind,
+        Occurrence,
+        Origin,
+        SourceRef,
+        Value,
+    )
+
+    def obs(i, value, unit, hours):
+        return Occurrence(
+            id=f"Observation/c{i}", patient="p", kind=Kind.LAB, origin=Origin.STRUCTURED,
+            concept=Concept((Coding("http://loinc.org", "14682-9", "Creatinine"),), "Creatinine"),
+            time=EventTime(datetime(2024, 1, 1, tzinfo=UTC) + timedelta(hours=hours), granularity=Granularity.SECOND),
+            source=SourceRef("Observation", f"c{i}"), value=Value(quantity=value, unit=unit),
+        )
+    out = derive_occurrences([obs(1, 88.4, "umol/L", 0), obs(2, 123.76, "umol/L", 24)])  # 1.0 -> 1.4 mg/dL
+    assert [d.id for d in out] == ["derived/kdigo-creatinine-rise/Observation/c2"]
+    assert out[0].value.unit == "mg/dL" and abs(out[0].value.quantity - 1.4) < 1e-6
