@@ -14,6 +14,7 @@ import gc
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -199,19 +200,27 @@ def ingest_items(items: list[RawItem], issues: list[Issue] | None = None, *,
     return result
 
 
-def _bound_by_encounter_end(documents: list[NoteDocument], occurrences: list[Occurrence]) -> list[NoteDocument]:
-    """A note about an encounter may describe anything up to the encounter's end.
+_START_STAMP = timedelta(minutes=1)
 
-    Synthea (and many EHRs) stamp the note with the encounter's start while listing what was
+
+def _bound_by_encounter_end(documents: list[NoteDocument], occurrences: list[Occurrence]) -> list[NoteDocument]:
+    """A note stamped with its encounter's start time is bounded by the encounter's end.
+
+    Synthea stamps every note with the start of its encounter while the note lists what was
     given or done later in the stay; taking that stamp as "documented no later than" would
-    place later events before earlier ones. The note's documentation bound is therefore the
-    later of its own date and its encounter's end.
+    place later events before earlier ones. A stamp within a minute of the encounter start
+    is read as a start-of-stay stamp, and the note's documentation bound becomes the
+    encounter's end. Notes dated later in the stay keep their own date.
     """
-    ends = {o.id: o.time for o in occurrences if o.kind is Kind.ENCOUNTER and o.time.end is not None}
+    periods = {o.id: o.time for o in occurrences if o.kind is Kind.ENCOUNTER and o.time.end is not None}
     out = []
     for doc in documents:
-        period = ends.get(doc.encounter) if doc.encounter else None
-        if period is not None and period.end is not None and (doc.date.start is None or period.end > doc.date.start):
+        period = periods.get(doc.encounter) if doc.encounter else None
+        stamp = doc.date.start
+        if (
+            period is not None and period.start is not None and period.end is not None
+            and (stamp is None or (abs(stamp - period.start) <= _START_STAMP and period.end > stamp))
+        ):
             doc = replace(doc, date=EventTime(period.end, None, TimeType.DOCUMENTATION, period.granularity))
         out.append(doc)
     return out

@@ -208,8 +208,8 @@ def test_document_reference_and_report(make_bundle, b64encode):
     d = next(x for x in r.documents if x.resource_id == "d1")
     assert d.resource_type == "DocumentReference" and d.patient == "p1" and d.encounter == "Encounter/e1"
     assert d.version == "3" and d.title == "History and physical note"
-    # The note may describe the whole stay: it is bounded by its encounter's end, not its own stamp.
-    assert d.date.type is TimeType.DOCUMENTATION and d.date.start == datetime(2015, 2, 9, 12, tzinfo=UTC)
+    # Dated after the encounter started: the note keeps its own date as its documentation bound.
+    assert d.date.type is TimeType.DOCUMENTATION and d.date.start == datetime(2015, 2, 3, 12, tzinfo=UTC)
     assert [t.attachment for t in d.texts] == [0, 1]
     assert d.texts[0].text == note
     assert d.texts[1].text == "Plan:\xa0vancomycin\n\nIV" or "vancomycin" in d.texts[1].text
@@ -222,7 +222,18 @@ def test_document_reference_and_report(make_bundle, b64encode):
     assert rep_o.kind is Kind.REPORT and ("result", "Observation/o1") in rep_o.links
     rd = next(x for x in r.documents if x.resource_id == "r1")
     assert rd.resource_type == "DiagnosticReport" and rd.texts[0].text == note
-    assert rd.date.start == datetime(2015, 2, 9, 12, tzinfo=UTC)
+    assert rd.date.start == datetime(2015, 2, 4, 8, tzinfo=UTC)
+
+
+def test_start_of_stay_note_stamp_is_bounded_by_the_encounter_end(make_bundle):
+    r = ingest_json(make_bundle(
+        _encounter(),
+        {"resourceType": "DocumentReference", "id": "d9", "status": "current", "subject": SUBJ,
+         "date": "2015-02-03T10:00:00.446Z", "context": {"encounter": [ENC]},
+         "content": [{"attachment": {"contentType": "text/plain", "data": "dmFuY29teWNpbg=="}}]},
+    ))
+    [doc] = r.documents
+    assert doc.date.start == datetime(2015, 2, 9, 12, tzinfo=UTC)
 
 
 def test_references_all_forms(make_bundle):
