@@ -18,8 +18,8 @@ import pytest
 from medeventgraph.api import load, select_patient
 from medeventgraph.core.index import PatientIndex, build_index
 from medeventgraph.core.query import VerificationQuery
-from medeventgraph.core.verdict import Label
 from medeventgraph.core.simple import ground_all, query_mentions
+from medeventgraph.core.verdict import Label
 from medeventgraph.core.verify import verify_query
 from medeventgraph.occurrence import Kind, Origin
 from medeventgraph.settings import Settings
