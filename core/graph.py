@@ -17,10 +17,12 @@ from __future__ import annotations
 import itertools
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 import networkx as nx
+import numpy as np
 from medeventgraph.occurrence import Kind, Occurrence, Origin
 
 __all__ = ["PatientGraph", "build_graph", "neighbours", "personalized_pagerank", "sort_key"]
@@ -39,32 +41,41 @@ class PatientGraph:
     patient: str
     g: nx.MultiDiGraph
     occurrences: dict[str, Occurrence]
+    # The row-normalised adjacency of the collapsed graph, built on the first PageRank and kept:
+    # the graph does not change after build, and rebuilding it was most of every query.
+    _transition: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __contains__(self, node: str) -> bool:
         return node in self.g
 
 
 def _concept_key(occ: Occurrence) -> str:
-    coded = next((f"{c.system}|{c.code}" for c in occ.concept.codings if c.code), None)
-    return coded or occ.concept.normalized
+    for c in occ.concept.codings:
+        if c.code:
+            return f"{c.system}|{c.code}"
+    return occ.concept.normalized
 
 
 def build_graph(patient: str, occurrences: Iterable[Occurrence]) -> PatientGraph:
     occs = {o.id: o for o in occurrences if o.patient == patient}
     g = nx.MultiDiGraph()
-    for oid, occ in occs.items():
-        g.add_node(oid, kind=occ.kind.value, origin=occ.origin.value)
+    g.add_nodes_from((oid, {"kind": occ.kind.value, "origin": occ.origin.value}) for oid, occ in occs.items())
     ordered = sorted(occs.values(), key=sort_key)
+    # Edges are collected and added in one call: per-edge add_edge calls (and the cache reset
+    # networkx does on each) were most of the build. Same edges, keys and data, same order.
+    edges: list[tuple[str, str, str, dict]] = []
+    add = edges.append
 
     def edge(a: str, b: str, kind: str) -> None:
         if a in occs and b in occs and a != b:
-            g.add_edge(a, b, key=kind, kind=kind)
-            g.add_edge(b, a, key=f"{kind}~", kind=kind, reverse=True)
+            add((a, b, kind, {"kind": kind}))
+            add((b, a, f"{kind}~", {"kind": kind, "reverse": True}))
 
     encounters = [o for o in ordered if o.kind is Kind.ENCOUNTER]
     for a, b in itertools.pairwise(encounters):
         edge(a.id, b.id, "next_encounter")
     by_concept: dict[str, list[Occurrence]] = defaultdict(list)
+    skip = (Kind.ENCOUNTER, Kind.DOCUMENT, Kind.EPISODE)
     for occ in ordered:
         if occ.encounter and occ.kind is not Kind.ENCOUNTER:
             edge(occ.id, occ.encounter, "in_encounter")
@@ -74,7 +85,7 @@ def build_graph(patient: str, occurrences: Iterable[Occurrence]) -> PatientGraph
             edge(occ.id, source, "derived_from")
         if occ.origin is Origin.NOTE:
             edge(occ.id, occ.source.reference, "mention_of")
-        if occ.kind not in (Kind.ENCOUNTER, Kind.DOCUMENT, Kind.EPISODE):
+        if occ.kind not in skip:
             by_concept[_concept_key(occ)].append(occ)
     for series in by_concept.values():
         for a, b in itertools.pairwise(series):
@@ -83,7 +94,26 @@ def build_graph(patient: str, occurrences: Iterable[Occurrence]) -> PatientGraph
     timed = [o for o in ordered if o.time.resolved and o.kind is not Kind.ENCOUNTER]
     for a, b in itertools.pairwise(timed):
         edge(a.id, b.id, "temporal")
+    _add_keyed_edges(g, edges)
     return PatientGraph(patient, g, occs)
+
+
+def _add_keyed_edges(g: nx.MultiDiGraph, edges: list[tuple[str, str, str, dict]]) -> None:
+    """`g.add_edge(u, v, key=k, **data)` for each edge between existing nodes, written straight
+    into the adjacency (what add_edge does, minus its per-call checks and cache reset)."""
+    succ, pred = g._succ, g._pred
+    for u, v, key, data in edges:
+        keydict = succ[u].get(v)
+        if keydict is None:
+            keydict = succ[u][v] = pred[v][u] = {}
+        datadict = keydict.get(key)
+        if datadict is None:
+            keydict[key] = data
+        else:
+            datadict.update(data)
+    clear = getattr(nx, "_clear_cache", None)
+    if clear is not None:
+        clear(g)
 
 
 def neighbours(graph: PatientGraph, node: str, kinds: frozenset[str] | None = None) -> list[str]:
@@ -97,12 +127,49 @@ def neighbours(graph: PatientGraph, node: str, kinds: frozenset[str] | None = No
 
 
 def personalized_pagerank(graph: PatientGraph, anchors: Iterable[str], alpha: float = 0.85) -> dict[str, float]:
-    """Diffusion from the anchors (HippoRAG-style); a discovery signal, never evidence."""
+    """Diffusion from the anchors (HippoRAG-style); a discovery signal, never evidence.
+
+    Same result as `nx.pagerank(nx.DiGraph(graph.g), alpha, personalization=<anchors>,
+    max_iter=100, tol=1e-6)` (the same power iteration, operation for operation), with the
+    collapsed graph's transition matrix computed once per graph instead of once per call."""
     seeds = [a for a in anchors if a in graph.g]
     if not seeds:
         return {}
-    simple = nx.DiGraph(graph.g)  # collapse parallel edges; weights are not evidence either
-    personalization = {n: 0.0 for n in simple}
+    nodelist, index, A, is_dangling = _transition(graph)
+    N = len(nodelist)
+    p = np.zeros(N, dtype=float)
     for s in seeds:
-        personalization[s] = 1.0 / len(seeds)
-    return nx.pagerank(simple, alpha=alpha, personalization=personalization, max_iter=100, tol=1e-6)
+        p[index[s]] = 1.0 / len(seeds)
+    p /= p.sum()
+    dangling_weights = p
+    x = np.repeat(1.0 / N, N)
+    tol, max_iter = 1e-6, 100
+    for _ in range(max_iter):
+        xlast = x
+        x = alpha * (x @ A + sum(x[is_dangling]) * dangling_weights) + (1 - alpha) * p
+        err = np.absolute(x - xlast).sum()
+        if err < N * tol:
+            return dict(zip(nodelist, map(float, x), strict=True))
+    raise nx.PowerIterationFailedConvergence(max_iter)
+
+
+def _transition(graph: PatientGraph) -> tuple[list[str], dict[str, int], Any, Any]:
+    """(nodelist, node -> row, row-stochastic adjacency, dangling rows), as networkx's
+    `_pagerank_scipy` builds them for an unweighted DiGraph."""
+    shape = len(graph.g)  # number_of_edges() would walk every node's degree on each call
+    cached = graph._transition
+    if cached is not None and cached[0] == shape:
+        return cached[1]
+    import scipy as sp
+
+    simple = nx.DiGraph(graph.g)  # collapse parallel edges; weights are not evidence either
+    nodelist = list(simple)
+    A = nx.to_scipy_sparse_array(simple, nodelist=nodelist, weight="weight", dtype=float)
+    S = A.sum(axis=1)
+    S[S != 0] = 1.0 / S[S != 0]
+    Q = sp.sparse.dia_array((S.T, 0), shape=A.shape).tocsr()
+    A = Q @ A
+    is_dangling = np.where(S == 0)[0]
+    value = (nodelist, {n: i for i, n in enumerate(nodelist)}, A, is_dangling)
+    graph._transition = (shape, value)
+    return value

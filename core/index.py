@@ -19,7 +19,7 @@ from medeventgraph.core.grounding import display_text
 from medeventgraph.core.lexicon import Lexicon, load_lexicon, normalize_text
 from medeventgraph.core.store import ContextStore, build_store
 from medeventgraph.fhir_adapters.record import PatientRecord
-from medeventgraph.occurrence import Kind, NoteDocument, Occurrence, Origin
+from medeventgraph.occurrence import Concept, Kind, NoteDocument, Occurrence, Origin
 from medeventgraph.settings import Settings
 
 if TYPE_CHECKING:
@@ -49,10 +49,18 @@ class PatientIndex:
     episodes: dict[str, str]
     documents: dict[str, NoteDocument]
     lexicon: Lexicon
-    content_hash: str
     notes: NotePipeline | None = None
     validation: dict[str, list] = field(default_factory=dict)  # cited resource -> fhir.resources issues
     _mention_cache: dict[tuple[tuple[str, str, str], ...], list[Occurrence]] = field(default_factory=dict)
+    _content_hash: str | None = field(default=None, repr=False)
+
+    @property
+    def content_hash(self) -> str:
+        """sha256 of the patient's resources; computed on first use (serialising the whole
+        record costs about as much as parsing it, and most callers never ask)."""
+        if self._content_hash is None:
+            self._content_hash = content_hash(self.record)
+        return self._content_hash
 
     @property
     def patient(self) -> str:
@@ -122,7 +130,7 @@ def build_index(
     store = build_store(
         record.patient, by_id.values(), settings.lexical_backend, dense=settings.dense, cache_dir=settings.cache_dir
     )
-    displays = {oid: display_text(o) for oid, o in by_id.items()}
+    displays = _displays(by_id)
     return PatientIndex(
         record=record,
         occurrences=by_id,
@@ -132,9 +140,21 @@ def build_index(
         episodes=episodes_of(occurrences),
         documents=documents,
         lexicon=lexicon,
-        content_hash=content_hash(record),
         notes=notes if settings.notes else None,
     )
+
+
+def _displays(occurrences: dict[str, Occurrence]) -> dict[str, str]:
+    """display_text per occurrence, computed once per distinct concept (records repeat a few
+    hundred concepts thousands of times)."""
+    by_concept: dict[Concept, str] = {}
+    out = {}
+    for oid, occ in occurrences.items():
+        text = by_concept.get(occ.concept)
+        if text is None:
+            text = by_concept[occ.concept] = display_text(occ)
+        out[oid] = text
+    return out
 
 
 def content_hash(record: PatientRecord) -> str:

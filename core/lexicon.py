@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -21,8 +21,11 @@ _SPACE = re.compile(r"\s+")
 _PUNCT = re.compile(r"[^\w\s/+.-]")
 
 
+@lru_cache(maxsize=65536)
 def normalize_text(text: str) -> str:
-    """Lower-case, strip punctuation that never carries meaning here, collapse spaces."""
+    """Lower-case, strip punctuation that never carries meaning here, collapse spaces.
+
+    Memoised: records repeat the same few hundred displays thousands of times."""
     return _SPACE.sub(" ", _PUNCT.sub(" ", text.lower())).strip()
 
 
@@ -114,8 +117,13 @@ class Lexicon:
 
 
 def load_lexicon(path: Path | None = None) -> Lexicon:
+    """The packaged lexicon (parsed once per process and shared: a Lexicon is read-only), or a file."""
     if path is None:
-        raw = resources.files("medeventgraph.core").joinpath("resources/lexicon.json").read_bytes()
-    else:
-        raw = path.read_bytes()
+        return _packaged_lexicon()
+    return Lexicon(_LexiconFile.model_validate(orjson.loads(path.read_bytes())))
+
+
+@lru_cache(maxsize=1)
+def _packaged_lexicon() -> Lexicon:
+    raw = resources.files("medeventgraph.core").joinpath("resources/lexicon.json").read_bytes()
     return Lexicon(_LexiconFile.model_validate(orjson.loads(raw)))

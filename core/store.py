@@ -81,6 +81,17 @@ class ContextStore:
         self._contexts = contexts
         self._lexical = lexical
         self._dense = dense
+        # Metadata postings, each list in id order: a filter starts from its narrowest posting
+        # instead of scanning every context.
+        self._ids = sorted(contexts)
+        self._by_kind: dict[Kind, list[str]] = {}
+        self._by_encounter: dict[str | None, list[str]] = {}
+        self._by_episode: dict[str | None, list[str]] = {}
+        for oid in self._ids:
+            c = contexts[oid]
+            self._by_kind.setdefault(c.kind, []).append(oid)
+            self._by_encounter.setdefault(c.encounter, []).append(oid)
+            self._by_episode.setdefault(c.episode, []).append(oid)
 
     @property
     def has_dense(self) -> bool:
@@ -113,8 +124,21 @@ class ContextStore:
     ) -> list[str]:
         """Occurrence ids passing every given filter, in id order."""
         wanted = frozenset(kinds) if kinds is not None else None
+        if encounter is not None:
+            pool = self._by_encounter.get(encounter, [])
+        elif episode is not None:
+            pool = self._by_episode.get(episode, [])
+        elif wanted is not None:
+            if len(wanted) == 1:
+                pool = self._by_kind.get(next(iter(wanted)), [])
+            else:
+                pool = sorted(oid for k in wanted for oid in self._by_kind.get(k, ()))
+        else:
+            pool = self._ids
+        contexts = self._contexts
         out = []
-        for oid, c in self._contexts.items():
+        for oid in pool:
+            c = contexts[oid]
             if wanted is not None and c.kind not in wanted:
                 continue
             if encounter is not None and c.encounter != encounter:
@@ -126,7 +150,7 @@ class ContextStore:
             if end is not None and (c.start is None or c.start > end):
                 continue
             out.append(oid)
-        return sorted(out)
+        return out
 
 
 def build_store(
@@ -145,7 +169,8 @@ def build_store(
         contexts[occ.id] = Context(
             occ.id, render_context(occ), occ.kind, occ.origin, occ.encounter, occ.episode, occ.time.start
         )
-        semantic[occ.id] = semantic_text(occ)
+        if dense:  # only the dense channel reads it
+            semantic[occ.id] = semantic_text(occ)
     lexical = make_lexical(backend)
     docs = [(oid, c.text) for oid, c in sorted(contexts.items())]
     lexical.build(docs)
