@@ -17,7 +17,7 @@ from medeventgraph.evaluation.metrics import balanced_accuracy, false_support_ra
 
 __all__ = ["TAU_MINUS_GRID", "TAU_PLUS_GRID", "freeze", "label_of", "select_b5", "select_taus", "thresholds_path"]
 
-TAU_PLUS_GRID = [round(x, 2) for x in np.arange(0.30, 1.0001, 0.05)]
+TAU_PLUS_GRID = [round(float(x), 2) for x in np.arange(0.30, 1.0001, 0.05)]
 TAU_MINUS_GRID = [0.25, 0.5, 0.75, 1.0]
 
 
@@ -47,7 +47,7 @@ def select_b5(rows: list[tuple[int, float]]) -> dict:
     y = np.array([r[0] for r in rows])
     s = np.array([r[1] for r in rows])
     best = (-1.0, 0.5)
-    for th in sorted(set(np.round(s, 6).tolist()) | {0.5}):
+    for th in sorted({float(x) for x in np.round(s, 6)} | {0.5}):
         ba = float(balanced_accuracy(y, (s >= th).astype(int)))
         if ba > best[0] + 1e-12:
             best = (ba, th)
@@ -78,7 +78,7 @@ def freeze(choice: dict, b5: dict, dev_summary: dict, n_dev: int) -> dict:
         "evaluation_baselines": {"B5_score_threshold": b5["threshold"], "B5_dev_ba": round(b5["dev_ba"], 4)},
         "frozen": dt.date.today().isoformat(),
     }
-    path.write_bytes(orjson.dumps(new, option=orjson.OPT_INDENT_2) + b"\n")
+    path.write_bytes(orjson.dumps(new, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n")
     from medeventgraph.core.assess import load_thresholds
 
     load_thresholds.cache_clear()
