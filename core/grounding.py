@@ -80,13 +80,16 @@ def ground_event(
     pattern = term_pattern(expanded.terms) if expanded else None
     literal = normalize_text(event.text) if event.text else None
     matches: list[Match] = []
+    allowed = _KIND_ALLOWS[event.kind] if event.kind else _CLINICAL  # kind_allows, hoisted
+    codes = query_codes | lexicon_codes
+    texts: dict[str, tuple[str, bool] | None] = {}  # display text -> (term, historical) or no match
     for occ in occurrences:
-        if not kind_allows(event.kind, occ.kind) or occ.status in _EXCLUDED_STATUS:
+        if occ.kind not in allowed or occ.status in _EXCLUDED_STATUS:
             continue
         if event.hidden:
             matches.append(Match(occ.id, "kind", event.kind or ""))
             continue
-        match = _match_one(occ, query_codes, lexicon_codes, pattern, literal, expanded, displays)
+        match = _match_one(occ, codes, pattern, literal, expanded, displays, texts)
         if match is not None:
             matches.append(match)
     return Grounding(event.id, expanded, tuple(matches))
@@ -94,26 +97,32 @@ def ground_event(
 
 def _match_one(
     occ: Occurrence,
-    query_codes: set[tuple[str, str]],
-    lexicon_codes: set[tuple[str, str]],
+    codes: set[tuple[str, str]],
     pattern: re.Pattern[str] | None,
     literal: str | None,
     expanded: ExpandedTerm | None,
     displays: dict[str, str] | None,
+    texts: dict[str, tuple[str, bool] | None],
 ) -> Match | None:
     for coding in occ.concept.codings:
         key = (coding.system or "", coding.code or "")
-        if key in query_codes or key in lexicon_codes:
+        if key in codes:
             return Match(occ.id, "code", f"{key[0]}|{key[1]}")
     if pattern is None:
         return None
     text = displays.get(occ.id) if displays is not None else None
     if text is None:
         text = display_text(occ)
-    found = pattern.search(text)
-    if found is None:
+    # Records repeat a few hundred display texts thousands of times: search each text once.
+    if text in texts:
+        hit = texts[text]
+    else:
+        found = pattern.search(text)
+        hit = texts[text] = (
+            None if found is None else (found.group(0), bool(_HISTORY_PREFIX.search(text[: found.start()])))
+        )
+    if hit is None:
         return None
-    historical = bool(_HISTORY_PREFIX.search(text[: found.start()]))
-    term = found.group(0)
+    term, historical = hit
     reason = "text" if term == literal else ("class" if expanded and expanded.via == "class" else "synonym")
     return Match(occ.id, reason, term, historical)

@@ -19,6 +19,7 @@ class TantivyIndex(LexicalIndex):
         self._schema = builder.build()
         self._index = tantivy.Index(self._schema)
         self._searcher: tantivy.Searcher | None = None
+        self._ids: list[str] | None = None  # doc number -> id, when the index is one segment
 
     def build(self, docs: Sequence[tuple[str, str]]) -> None:
         writer = self._index.writer(heap_size=32_000_000, num_threads=1)
@@ -28,6 +29,21 @@ class TantivyIndex(LexicalIndex):
         writer.wait_merging_threads()
         self._index.reload()
         self._searcher = self._index.searcher()
+        # One writer thread and one commit give one segment whose doc numbers follow insertion
+        # order; then a hit's id is a list lookup instead of a stored-document fetch. Checked,
+        # and any other layout falls back to fetching.
+        ids = [doc_id for doc_id, _ in docs]
+        self._ids = ids if ids and self._doc_numbers_follow(ids) else None
+
+    def _doc_numbers_follow(self, ids: list[str]) -> bool:
+        searcher = self._searcher
+        if searcher is None or searcher.num_segments != 1 or searcher.num_docs != len(ids):
+            return False
+        try:
+            probes = {0, len(ids) // 2, len(ids) - 1}
+            return all(searcher.doc(tantivy.DocAddress(0, i))["id"][0] == ids[i] for i in probes)
+        except Exception:  # noqa: BLE001 - an API difference means: fetch ids the slow way
+            return False
 
     def search(self, text: str, k: int) -> list[tuple[str, float]]:
         words = query_words(text)
@@ -35,6 +51,10 @@ class TantivyIndex(LexicalIndex):
             return []
         query = self._index.parse_query(" ".join(words), ["text"])
         hits = self._searcher.search(query, k).hits
-        out = [(self._searcher.doc(addr)["id"][0], float(score)) for score, addr in hits]
+        ids = self._ids
+        if ids is not None:
+            out = [(ids[addr.doc], float(score)) for score, addr in hits]
+        else:
+            out = [(self._searcher.doc(addr)["id"][0], float(score)) for score, addr in hits]
         # tantivy breaks score ties by segment order; sort so equal scores come out by id.
         return sorted(out, key=lambda h: (-h[1], h[0]))
