@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import gc
 import socket
 import threading
 import time
@@ -113,10 +114,16 @@ def _body(hook: str, patient: str, prefetch: dict[str, Any], query: dict | None,
     return orjson.dumps({"hook": hook, "hookInstance": f"bench-{n}", "context": context, "prefetch": prefetch})
 
 
+_CPU: list[float] = []  # process CPU seconds of each call (server and client share the process)
+
+
 def _call(http: httpx.Client, url: str, body: bytes) -> float:
+    gc.collect()
+    c0 = time.process_time()
     t0 = time.perf_counter()
     resp = http.post(url, content=body, headers={"Content-Type": "application/json"})
     dt = time.perf_counter() - t0
+    _CPU.append(time.process_time() - c0)
     if resp.status_code != 200:
         raise RuntimeError(f"hook call failed: {resp.status_code} {resp.text[:300]}")
     return dt
@@ -153,14 +160,18 @@ def bench_hook(path: Path, repeats: int, log=print) -> dict[str, Any]:
         for hook, service, q in (("medeventgraph-verify", VERIFY, pairwise),
                                  ("patient-view", PATIENT_VIEW, None)):
             cold: list[float] = []
+            _CPU.clear()
             for rep in range(repeats):
                 n += 1
                 body = _body(hook, patient, _fresh(prefetch, n), q, n)
                 cold.append(_call(http, f"{base}/cds-services/{service}", body))
+            cold_cpu = list(_CPU)
             facts = _index_facts(app)
             warm_body = _body(hook, patient, _fresh(prefetch, n), q, n)
+            _CPU.clear()
             warm = [_call(http, f"{base}/cds-services/{service}", warm_body) for _ in range(max(5, repeats * 5))]
             out[hook] = {"cold_seconds": summary(cold, p95=True), "warm_seconds": summary(warm, p95=True),
+                         "cold_cpu_seconds": summary(cold_cpu, p95=True), "warm_cpu_seconds": summary(_CPU, p95=True),
                          "index": facts}
             log(f"  hook {hook:22s} cold {summary(cold)['median'] * 1e3:7.1f} ms  "
                 f"warm p95 {summary(warm, p95=True)['p95'] * 1e3:6.1f} ms  {facts}")

@@ -28,27 +28,34 @@ def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
         worst = max(r["ingest"], key=lambda b: b["build"]["ratio_to_parse"])
         n_ok = sum(b["build"]["ratio_to_parse"] <= 4 for b in r["ingest"])
         out.append({"target": "graph + context build (notes off) ≤ 4x orjson parse, per bundle",
-                    "measured": f"{n_ok}/{len(r['ingest'])} bundles; worst x{worst['build']['ratio_to_parse']} "
-                                f"({worst['bundle'][:24]}…); ingest+build worst "
-                                f"x{max(b['ingest_and_build']['ratio_to_parse'] for b in r['ingest'])}",
+                    "measured": f"{n_ok}/{len(r['ingest'])} bundles (median); worst x{worst['build']['ratio_to_parse']} "
+                                f"({worst['bundle'][:24]}…, {worst['mb']:.2f} MB); best-vs-best "
+                                f"{sum(b['build'].get('ratio_to_parse_min', 99) <= 4 for b in r['ingest'])}"
+                                f"/{len(r['ingest'])}; bundles ≥ 1 MB: worst x"
+                                f"{max((b['build']['ratio_to_parse'] for b in r['ingest'] if b['mb'] >= 1), default=0)}",
                     "met": n_ok == len(r["ingest"])})
     if "hook" in r:
         h = r["hook"]
         for hook in ("medeventgraph-verify", "patient-view"):
             cold = h[hook]["cold_seconds"]
             notes = h[hook]["index"].get("note_nlp_in_hook")
-            out.append({"target": f"cold {hook} call, largest bundle, notes included, < 1.5 s",
-                        "measured": f"median {cold['median']:.3f} s, max {cold['max']:.3f} s"
+            out.append({"target": f"cold {hook} call ({h['bundle'][:12]}…), notes included, < 1.5 s",
+                        "measured": f"median {cold['median']:.3f} s, max {cold['max']:.3f} s "
+                                    f"(process CPU median {h[hook]['cold_cpu_seconds']['median']:.3f} s)"
                                     f"{'' if notes else ' — the service ran no note NLP'}",
                         "met": cold["median"] < 1.5 and bool(notes)})
             warm = h[hook]["warm_seconds"]
-            out.append({"target": f"warm {hook} call p95 < 150 ms", "measured": f"p95 {_ms(warm['p95'])} ms",
+            out.append({"target": f"warm {hook} call p95 < 150 ms",
+                        "measured": f"p95 {_ms(warm['p95'])} ms (median {_ms(warm['median'])} ms; CPU p95 "
+                                    f"{_ms(h[hook]['warm_cpu_seconds']['p95'])} ms)",
                         "met": warm["p95"] < 0.150})
     if "query" in r:
         for label in ("notes_off", "notes_on"):
             pw = r["query"][label]["pairwise"]["warm_seconds"]
+            cpu = r["query"][label]["pairwise"]["warm_cpu_seconds"]
             out.append({"target": f"warm pairwise query p95 < 50 ms ({label.replace('_', ' ')})",
-                        "measured": f"p95 {_ms(pw['p95'])} ms", "met": pw["p95"] < 0.050})
+                        "measured": f"p95 {_ms(pw['p95'])} ms (median {_ms(pw['median'])} ms; CPU p95 "
+                                    f"{_ms(cpu['p95'])} ms)", "met": pw["p95"] < 0.050})
     if "growth" in r:
         last = r["growth"]["rows"][-1]
         ratios = last["ratio_to_1x"]
@@ -163,14 +170,15 @@ def _md(r: dict[str, Any], files: list[str]) -> str:
               "adapters); build = `build_index` from the ingested record (graph + context store + "
               "tantivy index, `settings.notes=False`). Ratios are to the parse median."), "",
               ("| bundle | MB | resources | occurrences | parse ms | ingest ms (x) | build ms (x) | "
-              "ingest+build ms (x) | ingest res/s | ingest MB/s | build res/s |"),
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
+              "ingest+build ms (x) | build x best-vs-best | build x CPU | ingest res/s | ingest MB/s | build res/s |"),
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for b in r["ingest"]:
             L.append(f"| {b['bundle'][:28]} | {b['mb']:.2f} | {b['resources']} | {b['occurrences']} | "
                      f"{_range_ms(b['parse']['seconds'])} | {_ms(b['ingest']['seconds']['median'])} "
                      f"(x{b['ingest']['ratio_to_parse']}) | {_ms(b['build']['seconds']['median'])} "
                      f"(x{b['build']['ratio_to_parse']}) | {_ms(b['ingest_and_build']['seconds']['median'])} "
-                     f"(x{b['ingest_and_build']['ratio_to_parse']}) | {b['ingest']['resources_per_s']:.0f} | "
+                     f"(x{b['ingest_and_build']['ratio_to_parse']}) | x{b['build'].get('ratio_to_parse_min')} | "
+                     f"x{b['build'].get('ratio_to_parse_cpu')} | {b['ingest']['resources_per_s']:.0f} | "
                      f"{b['ingest']['mb_per_s']:.1f} | {b['build']['resources_per_s']:.0f} |")
     if "notes" in r:
         n = r["notes"]
@@ -197,28 +205,31 @@ def _md(r: dict[str, Any], files: list[str]) -> str:
               ("Queries are made from the patient's own most frequent condition/medication/lab/procedure "
               "plus lexicon terms (benchmarks/queries.py); the first call of each query (which matches "
               "its words in notes) is reported apart."), "",
-              "| index | type | n | median ms | p95 ms | max ms | first call median ms | verdicts |",
-              "|---|---|---|---|---|---|---|---|"]
+              "| index | type | n | median ms | p95 ms | max ms | CPU p95 ms | first call median ms | verdicts |",
+              "|---|---|---|---|---|---|---|---|---|"]
         for label in ("notes_off", "notes_on"):
             for qtype in ("pairwise", "compositional", "hidden"):
                 v = q[label][qtype]
                 w = v["warm_seconds"]
                 verdicts = ", ".join(sorted(set(v["verdicts"].values())))
+                cpu = v.get("warm_cpu_seconds", {}).get("p95", float("nan"))
                 L.append(f"| {label} | {qtype} | {w['n']} | {_ms(w['median'])} | {_ms(w['p95'])} | "
-                         f"{_ms(w['max'])} | {_ms(v['first_call_seconds']['median'])} | {verdicts} |")
+                         f"{_ms(w['max'])} | {_ms(cpu)} | {_ms(v['first_call_seconds']['median'])} | {verdicts} |")
     if "hook" in r:
         h = r["hook"]
         L += ["", f"## CDS Hooks over loopback HTTP ({h['bundle'][:28]}, request {h['request_mb']} MB)", "",
               ("uvicorn started by the bench on a free 127.0.0.1 port, JWT checks off; cold = a record the "
               "service has not seen (fresh content hash and note texts), warm = the same request again. "
               f"First call after start (imports, pipeline set-up): {h['first_call_after_start_seconds']:.2f} s."),
-              "", "| hook | state | n | median ms | p95 ms | min–max ms | index |", "|---|---|---|---|---|---|---|"]
+              "", "| hook | state | n | median ms | p95 ms | min–max ms | CPU median ms | index |",
+              "|---|---|---|---|---|---|---|---|"]
         for hook in ("medeventgraph-verify", "patient-view"):
             for state in ("cold", "warm"):
                 w = h[hook][f"{state}_seconds"]
                 facts = h[hook]["index"]
+                cpu = h[hook].get(f"{state}_cpu_seconds", {}).get("median", float("nan"))
                 L.append(f"| {hook} | {state} | {w['n']} | {_ms(w['median'])} | {_ms(w['p95'])} | "
-                         f"{_ms(w['min'])}–{_ms(w['max'])} | {facts.get('occurrences')} occurrences, "
+                         f"{_ms(w['min'])}–{_ms(w['max'])} | {_ms(cpu)} | {facts.get('occurrences')} occurrences, "
                          f"{facts.get('note_mentions')} note mentions |")
     if "growth" in r:
         g = r["growth"]
