@@ -18,7 +18,7 @@ the same bundle always gives the same assessment (Eq. 8).
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 
@@ -87,8 +87,7 @@ def assess(bundle: EvidenceBundle, thresholds: Thresholds | None = None) -> Asse
     grounding = {e.id: [i for i in by_event[e.id] if _grounds(i)] for e in query.events}
     missing = [e for e, items in grounding.items() if not items]
 
-    chain, findings = _best_chain(query.relations, grounding, spans)
-    complete = chain is not None and all(f.timing is Timing.COMPATIBLE for f in findings)
+    chain, findings, complete = _best_chain(query.relations, grounding, spans)
     s_tim = 0.0
     if complete and chain is not None:
         s_tim = 1.0 if all(spans[i.occurrence] and spans[i.occurrence].resolved for i in chain.values()) else 0.8
@@ -133,29 +132,31 @@ def _best_chain(
     relations: list[RelationSpec],
     grounding: dict[str, list[EvidenceItem]],
     spans: dict[str, Span | None],
-) -> tuple[dict[str, EvidenceItem] | None, list[RelationFinding]]:
-    """A chain (one item per event, all in one scope unit) satisfying every relation, if any;
-    otherwise the unit whose best pairs satisfy the most relations, for the explanation.
+) -> tuple[dict[str, EvidenceItem] | None, list[RelationFinding], bool]:
+    """A chain (one item per event, all in one scope unit) satisfying every relation, if any
+    (then the flag is True); otherwise the unit whose best pairs satisfy the most relations,
+    for the explanation only: those pairs may use different items for one event, so they can
+    never make a complete chain.
 
     Units and items are visited in id order, so the choice depends on the bundle only.
     """
     events = list(grounding)
     units = [(u, per) for u, per in sorted(_unit_groups(grounding).items()) if all(per.get(e) for e in events)]
     if not units:
-        return None, [RelationFinding(r, Timing.UNKNOWN, (), "no scope unit grounds every event") for r in relations]
+        return None, [RelationFinding(r, Timing.UNKNOWN, (), "no scope unit grounds every event") for r in relations], False
     for _, per_event in units:
         chain = _complete_chain(relations, events, per_event, spans)
         if chain is not None:
-            return chain, [_finding(r, chain[r.source], chain[r.target], spans) for r in relations]
+            return chain, [_finding(r, chain[r.source], chain[r.target], spans) for r in relations], True
     best: tuple[int, dict[str, EvidenceItem], list[RelationFinding]] | None = None
     for _, per_event in units:
-        findings = [_best_pair(r, per_event, spans) for r in relations]
+        findings = [_alone(_best_pair(r, per_event, spans)) for r in relations]
         score = sum(f.timing is Timing.COMPATIBLE for f in findings)
         if best is None or score > best[0]:
             chain = {e: min(per_event[e], key=lambda i: _preference(i, spans)) for e in events}
             best = (score, chain, findings)
     assert best is not None
-    return best[1], best[2]
+    return best[1], best[2], False
 
 
 _RANK = {Timing.COMPATIBLE: 0, Timing.UNKNOWN: 1, Timing.INCOMPATIBLE: 2}
@@ -166,6 +167,11 @@ def _preference(item: EvidenceItem, spans: dict[str, Span | None]) -> tuple[int,
     """Try time-resolved structured items first: the most precise evidence decides."""
     span = spans.get(item.occurrence)
     return (0 if span is not None and span.resolved else 1, 1 if item.origin is Origin.NOTE else 0, item.occurrence)
+
+
+def _alone(f: RelationFinding) -> RelationFinding:
+    note = "; best pair for this relation alone, no one chain satisfies every relation"
+    return replace(f, explanation=f.explanation + note) if f.relation is not None else f
 
 
 def _finding(r: RelationSpec, a: EvidenceItem, b: EvidenceItem, spans) -> RelationFinding:
