@@ -47,7 +47,14 @@ class ScopedModifier:
 
 def _default_rules() -> list[ConTextRule]:
     path = Path(medspacy.__file__).resolve().parents[1] / "resources" / "en" / "context_rules.json"
-    return ConTextRule.from_json(str(path))
+    rules = ConTextRule.from_json(str(path))
+    for rule in rules:
+        # medspaCy's ": no" cue looks only backward ("Fever: no"). After a heading it negates
+        # what follows ("Assessment: no acute kidney injury"), and as the longer match it
+        # displaces the plain "no" cue, so here it looks both ways.
+        if rule.literal == ": no":
+            rule.direction = "BIDIRECTIONAL"
+    return rules
 
 
 class ModifierFinder:
@@ -55,13 +62,23 @@ class ModifierFinder:
 
     def __init__(self, nlp: Language) -> None:
         self._matcher = MedspacyMatcher(nlp, name="medeventgraph_context", phrase_matcher_attr="LOWER", prune=True)
-        self._matcher.add([*_default_rules(), *context_rules()])
+        rules = [*_default_rules(), *context_rules()]
+        self._matcher.add(rules)
+        self._by_literal = {r.literal.lower(): r for r in rules}
         self._vocab = nlp.vocab
 
     def find(self, doc: Doc) -> tuple[ScopedModifier, ...]:
         modifiers = []
         for match_id, start, end in self._matcher(doc):
             rule = self._matcher.rule_map[self._vocab.strings[match_id]]
+            sent_start = doc[end - 1].sent.start
+            if start < sent_start:
+                # A cue across a sentence break (": no" after a heading that ends a sentence)
+                # is the cue of its last sentence only, if that part is a cue on its own.
+                rule = self._by_literal.get(doc[sent_start:end].text.lower())
+                if rule is None:
+                    continue
+                start = sent_start
             modifiers.append(ConTextModifier(rule, start, end, doc))
         graph = ConTextGraph(modifiers=modifiers)
         graph.update_scopes()

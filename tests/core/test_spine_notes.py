@@ -1,0 +1,130 @@
+"""Note mentions as evidence, end to end through the default controller (issues 2 and 3).
+
+A note's date bounds when something was documented, not when it happened: negated,
+historical, hypothetical and family mentions never ground an event; an affirmed mention
+grounds it, with an occurrence time only where the sentence states one.
+"""
+
+from __future__ import annotations
+
+import base64
+from datetime import UTC, datetime
+
+import pytest
+from medeventgraph.api import load, select_patient
+from medeventgraph.core.index import build_index
+from medeventgraph.core.query import RelationType, VerificationQuery
+from medeventgraph.core.timing import Timing, compare, span_of
+from medeventgraph.core.verify import verify_query
+from medeventgraph.occurrence import EventTime, Granularity, TimeType
+from medeventgraph.settings import Settings
+
+P = {"reference": "Patient/p"}
+ENC = {"reference": "Encounter/e"}
+
+
+def _bundle(note_text: str, note_date: str = "2024-01-03T10:00:00Z", aki_condition: bool = False) -> dict:
+    resources = [
+        {"resourceType": "Patient", "id": "p"},
+        {"resourceType": "Encounter", "id": "e", "status": "finished", "subject": P,
+         "period": {"start": "2024-01-01T06:00:00Z", "end": "2024-01-08T12:00:00Z"}},
+        {"resourceType": "MedicationAdministration", "id": "vanc", "status": "completed", "subject": P,
+         "context": ENC, "medicationCodeableConcept": {"text": "vancomycin 1 g IV"},
+         "effectiveDateTime": "2024-01-01T08:00:00Z"},
+        {"resourceType": "DocumentReference", "id": "note", "status": "current", "subject": P,
+         "date": note_date, "context": {"encounter": [ENC]},
+         "content": [{"attachment": {"contentType": "text/plain",
+                                     "data": base64.b64encode(note_text.encode()).decode()}}]},
+    ]
+    if aki_condition:
+        resources.append({"resourceType": "Condition", "id": "aki", "subject": P, "encounter": ENC,
+                          "code": {"text": "Acute kidney injury"}, "onsetDateTime": "2024-01-04T09:00:00Z"})
+    return {"resourceType": "Bundle", "type": "collection", "entry": [{"resource": r} for r in resources]}
+
+
+def _query(first: str, second: str, within: str | None = "P7D") -> VerificationQuery:
+    rel = {"from": "a", "to": "b", "type": "before"} | ({"within": within} if within else {})
+    return VerificationQuery.model_validate({
+        "id": "q",
+        "events": [{"id": "a", "text": first}, {"id": "b", "text": second}],
+        "relations": [rel],
+        "scope": "encounter",
+    })
+
+
+@pytest.fixture(scope="module")
+def run(note_pipeline):
+    def verdict(bundle: dict, query: VerificationQuery):
+        settings = Settings()
+        index = build_index(select_patient(load(bundle, settings=settings), None), settings, notes=note_pipeline)
+        return verify_query(index, query, settings)
+
+    return verdict
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Assessment: no signs of acute kidney injury on 2024-01-03.",
+        "Creatinine stable; patient is negative for acute kidney injury.",
+        "Past Medical History:\nacute kidney injury in 2019.\n",
+        "Family History:\nMother had acute kidney injury.\n",
+        "Plan: monitor for acute kidney injury.",
+    ],
+)
+def test_negated_historical_family_hypothetical_mentions_never_support(run, sentence):
+    v = run(_bundle(sentence), _query("vancomycin", "acute kidney injury"))
+    assert v.verdict.value != "supported", sentence
+    notes = [e for e in v.evidence if e.origin == "note"]
+    assert all(e.polarity != "supports" for e in notes)
+
+
+def test_a_negated_mention_in_the_window_refutes(run):
+    v = run(_bundle("Assessment: no acute kidney injury."), _query("vancomycin", "acute kidney injury"))
+    assert v.verdict.value == "refuted" and v.failure.value == "negated"
+    assert any(c.startswith("DocumentReference/note#s") for c in v.citations)
+
+
+def test_affirmed_mention_with_a_stated_time_supports(run):
+    v = run(_bundle("Assessment: acute kidney injury on 2024-01-03."), _query("vancomycin", "acute kidney injury"))
+    assert v.verdict.value == "supported"
+    [note] = [e for e in v.evidence if e.polarity == "supports" and e.origin == "note"]
+    assert note.time.granularity == "day" and note.time.start.startswith("2024-01-03")
+    start, end = note.source.start, note.source.end
+    assert end - start == len("acute kidney injury")
+
+
+def test_note_date_alone_cannot_place_the_event_after_the_drug(run):
+    # The note (day 3) affirms AKI without saying when it began: it may predate vancomycin.
+    v = run(_bundle("Assessment: acute kidney injury."), _query("vancomycin", "acute kidney injury"))
+    assert v.verdict.value == "insufficient"
+
+
+def test_note_date_bound_can_place_the_event_before_a_later_one(run):
+    # "vancomycin given" documented by day 3 at the latest; the AKI Condition starts day 4.
+    v = run(_bundle("Vancomycin was given.", aki_condition=True), _query("vancomycin", "acute kidney injury", None))
+    assert v.verdict.value == "supported"
+
+
+def _t(day: int, hour: int, granularity: Granularity) -> EventTime:
+    return EventTime(datetime(2024, 1, day, hour, tzinfo=UTC), None, TimeType.OCCURRENCE, granularity)
+
+
+def test_same_day_at_day_granularity_is_unknown_not_before():
+    a, b = span_of(_t(3, 0, Granularity.DAY)), span_of(_t(3, 0, Granularity.DAY))
+    assert compare(a, b, RelationType.BEFORE, None).timing is Timing.UNKNOWN
+    a, b = span_of(_t(3, 0, Granularity.DAY)), span_of(_t(4, 0, Granularity.DAY))
+    assert compare(a, b, RelationType.BEFORE, None).timing is Timing.COMPATIBLE
+    assert compare(b, a, RelationType.BEFORE, None).timing is Timing.INCOMPATIBLE
+    a, b = span_of(_t(3, 8, Granularity.SECOND)), span_of(_t(3, 9, Granularity.SECOND))
+    assert compare(a, b, RelationType.AFTER, None).timing is Timing.INCOMPATIBLE
+
+
+def test_bound_only_times_never_refute():
+    doc = EventTime(datetime(2024, 1, 5, tzinfo=UTC), None, TimeType.DOCUMENTATION, Granularity.SECOND)
+    bounded = span_of(EventTime(None), doc)
+    later = span_of(_t(6, 0, Granularity.SECOND))
+    earlier = span_of(_t(1, 0, Granularity.SECOND))
+    assert compare(bounded, later, RelationType.BEFORE, None).timing is Timing.COMPATIBLE
+    assert compare(earlier, bounded, RelationType.BEFORE, None).timing is Timing.UNKNOWN
+    assert compare(later, bounded, RelationType.BEFORE, None).timing is Timing.UNKNOWN
