@@ -188,3 +188,15 @@ def test_console_script_runs():
     assert exe, "console script not installed"
     done = subprocess.run([exe, "--version"], check=False, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "medeventgraph" in done.stdout
+
+
+def test_cited_resources_are_validated_with_fhir_resources():
+    bad = _admin("a1", "p1", "aspirin 81 MG Oral Tablet", "2024-01-01T08:00:00Z")
+    bad["dosage"] = {"dose": {"value": "lots"}}  # Quantity.value must be a decimal
+    bundle = _bundle(_patient("p1"), bad, _admin("a2", "p1", "clopidogrel 75 MG Oral Tablet", "2024-01-02T08:00:00Z"))
+    verdict = verify(bundle, QUERY, settings=Settings(notes=False))
+    assert verdict.verdict.value == "supported"
+    problems = [i["diagnostics"] for i in verdict.issues]
+    assert any("MedicationAdministration/a1" in d and "dosage" in d for d in problems), problems
+    assert not any("a2" in d for d in problems)
+    assert not any("lots" in d for d in problems)  # field paths only, never values
