@@ -32,7 +32,7 @@ from medeventgraph.core.obligations import (
 from medeventgraph.core.query import VerificationQuery
 from medeventgraph.core.replan import initial_policy, replan
 from medeventgraph.core.select import final_candidates, hidden_report
-from medeventgraph.core.simple import Discovery, ground_all, query_mentions
+from medeventgraph.core.simple import Discovery, ground_all, query_mentions, simple_discovery
 from medeventgraph.core.timing import span_of
 from medeventgraph.core.twosided import bind, query_texts, retrieve
 from medeventgraph.core.verdict import Label
@@ -156,8 +156,10 @@ def controller_discovery(
         visited.update(frontier)
         if not frontier and failure is None:
             break
+    candidates, reserved = _with_decisive(index, query, settings, candidates)
     meta: dict[str, Any] = {
         "discovery": "controller",
+        "reserved": reserved,
         "depths": trace,
         "replans": replans,
         "anchors": {e: len(v) for e, v in anchors.items()},
@@ -166,6 +168,27 @@ def controller_discovery(
     if any(e.hidden for e in query.events):
         meta["chains"] = hidden_report(query, ranked, ctx)
     return Discovery(candidates, meta)
+
+
+def _with_decisive(
+    index: PatientIndex, query: VerificationQuery, settings: Settings, candidates: list[Candidate]
+) -> tuple[list[Candidate], int]:
+    """Add the items that decide the query over *every* grounded occurrence.
+
+    The context budget bounds what the ranked search hands over, but a verdict must not
+    depend on what the budget left out: a supporting chain that exists anywhere in the record
+    has to reach the bundle, and "every time-resolved pair is in the opposite order" can only
+    be judged over all of them. So the simple path's deciding chain and counter-evidence
+    are always added (a search signal, like the others; the assessor still sees only the
+    bundle).
+    """
+    full = simple_discovery(index, query, settings)
+    bundle = contract(query, index.patient, full.candidates, index.record.resources, index.documents, index.episodes)
+    assessment = assess(bundle)
+    decisive = set(assessment.supporting) | set(assessment.countering)
+    present = {c.occurrence.id for c in candidates}
+    extra = [c for c in full.candidates if c.occurrence.id in decisive and c.occurrence.id not in present]
+    return candidates + extra, len(extra)
 
 
 def _bind_hidden(index, query, occ, bindmap, anchors) -> None:

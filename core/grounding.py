@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from medeventgraph.core.lexicon import ExpandedTerm, Lexicon, normalize_text
 from medeventgraph.core.query import EventSpec
@@ -32,6 +32,7 @@ _KIND_ALLOWS: dict[str, frozenset[Kind]] = {
 _CLINICAL = frozenset().union(*_KIND_ALLOWS.values())
 _EXCLUDED_STATUS = frozenset({"entered-in-error", "cancelled", "draft"})
 _HISTORY_PREFIX = re.compile(r"\b(history of|past history of|h/o|hx of)\s+$")
+_HISTORY_ANY = re.compile(r"\b(history of|h/o|hx of)\b")
 
 
 def kind_allows(kind: str | None, occurrence_kind: Kind) -> bool:
@@ -92,6 +93,10 @@ def ground_event(
         match = _match_one(occ, codes, pattern, literal, expanded, displays, texts)
         if match is not None:
             matches.append(match)
+    if literal and _HISTORY_ANY.search(literal):
+        # The question is about the history itself ("past pregnancy history of miscarriage"):
+        # a "History of ..." display is then exactly what was asked for, not a past event.
+        matches = [replace(m, historical_display=False) for m in matches]
     return Grounding(event.id, expanded, tuple(matches))
 
 
