@@ -38,7 +38,7 @@ test: venv $(DENSE_STAMP) fhir-test-server
 
 # Evaluation protocols and baselines (benchmarks/README.md): results/eval.json, results/EVAL.md
 eval: venv
-	$(BIN)/python -m medeventgraph.evaluation --out results
+	$(BIN)/python -m medeventgraph.evaluation --out results --freeze
 
 # Performance benchmarks: results/bench.json, results/BENCH.md
 bench: venv
