@@ -44,6 +44,7 @@ class PatientGraph:
     # The row-normalised adjacency of the collapsed graph, built on the first PageRank and kept:
     # the graph does not change after build, and rebuilding it was most of every query.
     _transition: Any = field(default=None, init=False, repr=False, compare=False)
+    _neighbours: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __contains__(self, node: str) -> bool:
         return node in self.g
@@ -120,6 +121,11 @@ def neighbours(graph: PatientGraph, node: str, kinds: frozenset[str] | None = No
     """Out-neighbours of a node, optionally restricted to edge kinds, in a stable order."""
     if node not in graph.g:
         return []
+    if kinds is None:  # the common call: remembered per node (the graph does not change after build)
+        cached = graph._neighbours.get(node)
+        if cached is None:
+            cached = graph._neighbours[node] = tuple(sorted(graph.g._succ[node]))
+        return list(cached)
     out = {
         v for _, v, data in graph.g.out_edges(node, data=True) if kinds is None or data["kind"] in kinds
     }
