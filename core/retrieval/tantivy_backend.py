@@ -53,8 +53,10 @@ class TantivyIndex(LexicalIndex):
         hits = self._searcher.search(query, k).hits
         ids = self._ids
         if ids is not None:
-            out = [(ids[addr.doc], float(score)) for score, addr in hits]
+            ranked = [(-float(score), ids[addr.doc]) for score, addr in hits]
         else:
-            out = [(self._searcher.doc(addr)["id"][0], float(score)) for score, addr in hits]
-        # tantivy breaks score ties by segment order; sort so equal scores come out by id.
-        return sorted(out, key=lambda h: (-h[1], h[0]))
+            ranked = [(-float(score), self._searcher.doc(addr)["id"][0]) for score, addr in hits]
+        # tantivy breaks score ties by segment order; sort so equal scores come out by id
+        # (plain tuple order: best score first, then id; no key function per hit).
+        ranked.sort()
+        return [(doc_id, -neg) for neg, doc_id in ranked]
