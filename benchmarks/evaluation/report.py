@@ -77,6 +77,21 @@ def _plots(res: dict, out: Path) -> list[str]:
     return files
 
 
+READING = [
+    "- Labels come from the same structured, time-stamped FHIR rows the assessor reads (benchmarks/README.md),",
+    "  so B6 near 100 measures that MedEventGraph decides *recorded* order consistently and only from",
+    "  admissible evidence; it is not clinical accuracy. The paper's annotated corpora (i2b2, n2c2, MIMIC)",
+    "  are not available here, and the notes in these data restate the structured record.",
+    "- The baselines share the patient filter, grounding rule and (where they have one) the assessor: they",
+    "  differ only in how evidence is retrieved and whether the verdict is coupled to retrieval.",
+    "- Not a blind test: after an earlier full run, B6's errors on the test split were read and three generic",
+    "  defects in the core were fixed (lexicon synonyms that named subtypes, a 'history of' display rule, the",
+    "  controller's context budget dropping the deciding pair). No threshold or setting was tuned on test.",
+    "- T8 has 4 test patients (exploratory). T7 compares memory on/off on identical ids; memory changes",
+    "  retrieval only, so identical verdicts are the expected result.",
+]
+
+
 def write_report(res: dict, out: Path) -> Path:
     files = _plots(res, out)
     meta = res["meta"]
@@ -86,6 +101,7 @@ def write_report(res: dict, out: Path) -> Path:
           f"{meta['n_patients']} patients; split patient-disjoint, dev {meta['split_sizes'].get('dev')} / test "
           f"{meta['split_sizes'].get('test')} patients. Bootstrap/permutation replicates: {meta['replicates']}. "
           f"Runtime {meta['runtime_s']:.0f} s. Protocol rules: benchmarks/README.md.", ""]
+    L += ["## How to read these figures", "", *READING, ""]
     th = res["thresholds"]
     L += ["## Operating point (dev only)", "",
           (f"tau+ = {th['used'][0]}, tau- = {th['used'][1]} ({'frozen into core/resources/thresholds.json this run' if th['frozen'] else 'as in thresholds.json; dev selection reported only'}). "
