@@ -99,8 +99,9 @@ def _options(by_score: list[str], ctx: RankContext, n: int) -> list[str]:
 
 def rank_paths(paths: Sequence[Path], ctx: RankContext, relevance: Mapping[str, float]) -> list[Ranked]:
     out = []
+    top = max(ctx.ppr.values(), default=0.0) or 1.0
     for p in paths:
-        signals = path_signals(p, ctx.query, ctx.occ, ctx.ppr, relevance, ctx.spans, ctx.sourced, ctx.units)
+        signals = path_signals(p, ctx.query, ctx.occ, ctx.ppr, relevance, ctx.spans, ctx.sourced, ctx.units, top)
         affirmed = all(ctx.occ[o].assertion.affirmed_current for _, o in p.nodes)
         out.append(Ranked(lifted_product(signals, ctx.eps), p, signals, not affirmed or _incompatible(p, ctx)))
     out.sort(key=lambda x: (-x.r, x.path.nodes))

@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cached_property
 
 from medeventgraph.core.query import VerificationQuery
 from medeventgraph.core.timing import Span, Timing, compare
@@ -22,14 +23,18 @@ __all__ = ["Path", "lifted_product", "path_signals", "transition_coverage"]
 _TIMING_SCORE = {Timing.COMPATIBLE: 1.0, Timing.UNKNOWN: 0.5, Timing.INCOMPATIBLE: 0.0}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Path:
     """One candidate chain: an occurrence id per query event, in query event order."""
 
     nodes: tuple[tuple[str, str], ...]  # (event id, occurrence id)
 
+    @cached_property
+    def by_event(self) -> dict[str, str]:
+        return dict(self.nodes)  # ranking asks for a path's nodes by event hundreds of times
+
     def occurrence(self, event: str) -> str:
-        return next(o for e, o in self.nodes if e == event)
+        return self.by_event[event]
 
 
 def lifted_product(signals: Mapping[str, float], eps: float) -> float:
@@ -61,9 +66,11 @@ def path_signals(
     spans: Mapping[str, Span | None],
     sourced: Mapping[str, bool],
     units: Mapping[str, str | None],
+    top: float | None = None,
 ) -> dict[str, float]:
+    """`top` is max(ppr) (pass it when ranking many paths against one diffusion)."""
     ids = [o for _, o in path.nodes]
-    top = max(ppr.values(), default=0.0) or 1.0
+    top = top or max(ppr.values(), default=0.0) or 1.0
     signals = {
         # graph diffusion from the anchors: how central each node is to the query's seeds
         "diffusion": sum(min(1.0, ppr.get(o, 0.0) / top) ** 0.5 for o in ids) / len(ids),
