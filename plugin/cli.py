@@ -88,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _schema(args.which)
         settings = _settings(args)
         if args.command == "serve":
-            from medeventgraph.cds_hooks import run
+            from medeventgraph.app import run
 
             run(args.host, args.port, settings)
             return 0

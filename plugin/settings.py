@@ -49,7 +49,18 @@ class Settings(BaseSettings):
     watchlist_path: Path | None = None
     cards_for_refuted: bool = False
     cards_for_insufficient: bool = False
-    smart_app_url: str | None = None
+    smart_app_url: str | None = None  # card link; for this service's own page: {base}/smart/launch
+
+    # SMART-on-FHIR EHR launch (plugin/smart.py): the page in the EHR
+    smart_allowed_issuers: list[str] = Field(default_factory=list)  # FHIR bases (`iss`) we accept launches from
+    smart_client_id: str = "medeventgraph"
+    smart_redirect_url: str | None = None  # registered redirect; default {public_base_url}/smart/callback
+    smart_scopes: str = "launch openid fhirUser patient/*.read"
+    smart_launch_ttl_seconds: int = Field(default=600, ge=10, le=3600)  # launch -> callback
+    smart_session_ttl_seconds: int = Field(default=3600, ge=60, le=86_400)
+    smart_max_sessions: int = Field(default=1000, ge=1)
+    # "none" for EHRs that embed the app in a cross-site iframe (then the cookie is Secure)
+    smart_cookie_samesite: Literal["lax", "strict", "none"] = "lax"
 
     @classmethod
     def from_file(cls, path: Path, **overrides: object) -> Settings:

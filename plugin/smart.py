@@ -1,0 +1,222 @@
+"""SMART-on-FHIR EHR launch: a page in the EHR for asking a question and seeing the evidence.
+
+    GET  /smart/launch?iss&launch  -> redirect to the EHR's authorize endpoint (PKCE S256, state)
+    GET  /smart/callback?code&state -> token exchange, id_token check, server-side session, -> app
+    GET  /smart/app                 -> the page (patient banner, question form, verdict + evidence)
+    POST /smart/api/verify          -> Verdict JSON (session cookie + X-CSRF-Token header)
+
+The access token stays on the server: the browser holds only an opaque session cookie. Launch
+and session state live in per-app TtlStores (`install_smart`), never in module globals.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Cookie, FastAPI, Header, Request
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from medeventgraph.cds_hooks.deps import ServiceState
+from medeventgraph.cds_hooks.errors import HookError
+from medeventgraph.settings import Settings
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from starlette.concurrency import run_in_threadpool
+
+from .smart_oauth import (
+    JwksCache,
+    SmartConfiguration,
+    discover,
+    exchange_code,
+    normalize_base,
+    pkce_pair,
+    validate_id_token,
+)
+from .smart_page import PageContext, render_notice, render_page
+from .smart_record import fetch_record
+from .smart_store import TtlStore, new_token
+
+__all__ = ["SESSION_COOKIE", "SmartState", "VerifyRequest", "install_smart", "router"]
+
+log = logging.getLogger("medeventgraph.smart")
+
+SESSION_COOKIE = "meg_smart_session"
+CSRF_HEADER = "X-CSRF-Token"
+_NO_STORE = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+
+
+@dataclass(frozen=True)
+class PendingLaunch:
+    iss: str
+    config: SmartConfiguration
+    verifier: str
+    redirect_uri: str
+
+
+@dataclass(frozen=True)
+class SmartSession:
+    iss: str
+    access_token: str
+    patient: str
+    encounter: str | None
+    fhir_user: str | None
+    csrf_token: str
+
+
+@dataclass
+class SmartState:
+    settings: Settings
+    launches: TtlStore[PendingLaunch]
+    sessions: TtlStore[SmartSession]
+    jwks: JwksCache = field(default_factory=JwksCache)
+
+    @classmethod
+    def create(cls, settings: Settings) -> SmartState:
+        return cls(settings,
+                   launches=TtlStore(settings.smart_launch_ttl_seconds, settings.smart_max_sessions),
+                   sessions=TtlStore(settings.smart_session_ttl_seconds, settings.smart_max_sessions))
+
+    def allowed(self, iss: str) -> bool:
+        return iss in {normalize_base(i) for i in self.settings.smart_allowed_issuers}
+
+
+class VerifyRequest(BaseModel):
+    """A free-text question or a query JSON object; `scope` overrides the query's scope."""
+
+    model_config = ConfigDict(extra="forbid")
+    question: str | None = Field(default=None, max_length=1000)
+    query: dict[str, Any] | None = None
+    scope: Literal["encounter", "episode", "patient"] | None = None
+
+    @model_validator(mode="after")
+    def _one_of(self) -> VerifyRequest:
+        if (self.question is None) == (self.query is None):
+            raise ValueError("send exactly one of question or query")
+        return self
+
+
+router = APIRouter(prefix="/smart", tags=["smart"])
+
+
+def install_smart(app: FastAPI, settings: Settings) -> None:
+    """Add the SMART routes to an app built by cds_hooks.create_app (it provides state.meg)."""
+    app.state.smart = SmartState.create(settings)
+    app.include_router(router)
+
+
+def _states(request: Request) -> tuple[SmartState, ServiceState]:
+    return request.app.state.smart, request.app.state.meg
+
+
+def _redirect_uri(request: Request, settings: Settings) -> str:
+    if settings.smart_redirect_url:
+        return settings.smart_redirect_url
+    if settings.public_base_url:
+        return settings.public_base_url.rstrip("/") + "/smart/callback"
+    return str(request.url_for("smart_callback"))
+
+
+@router.get("/launch")
+async def launch(request: Request, iss: str, launch: str) -> RedirectResponse:
+    smart, meg = _states(request)
+    settings = smart.settings
+    base = normalize_base(iss)
+    if not smart.allowed(base):
+        raise HookError(403, "iss is not an allowed SMART issuer (settings: smart_allowed_issuers)",
+                        code="forbidden", expression=("iss",))
+    config = await discover(base, meg.http_client(), settings.fhir_timeout_seconds)
+    verifier, challenge = pkce_pair()
+    state = new_token()
+    redirect_uri = _redirect_uri(request, settings)
+    smart.launches.put(state, PendingLaunch(base, config, verifier, redirect_uri))
+    params = {"response_type": "code", "client_id": settings.smart_client_id, "redirect_uri": redirect_uri,
+              "scope": settings.smart_scopes, "state": state, "aud": base, "launch": launch,
+              "code_challenge": challenge, "code_challenge_method": "S256"}
+    sep = "&" if "?" in config.authorization_endpoint else "?"
+    return RedirectResponse(config.authorization_endpoint + sep + urlencode(params), status_code=302,
+                            headers=_NO_STORE)
+
+
+@router.get("/callback", name="smart_callback")
+async def callback(request: Request, code: str | None = None, state: str | None = None,
+                   error: str | None = None) -> RedirectResponse:
+    smart, meg = _states(request)
+    settings = smart.settings
+    # Taken out of the store on first sight: a replayed or forged state never finds its launch.
+    pending = smart.launches.pop(state) if state else None
+    if pending is None:
+        raise HookError(400, "unknown, expired or already used state; launch the app again",
+                        code="security", expression=("state",))
+    if error or not code:
+        raise HookError(400, "the EHR did not authorize the launch", code="security")
+    http = meg.http_client()
+    token = await exchange_code(pending.config, code=code, verifier=pending.verifier,
+                                redirect_uri=pending.redirect_uri, client_id=settings.smart_client_id,
+                                http=http, timeout=settings.fhir_timeout_seconds)
+    if not token.patient:
+        raise HookError(400, "the token response has no patient context (needs the launch scope)",
+                        code="required", expression=("patient",))
+    fhir_user = None
+    if token.id_token:
+        claims = await validate_id_token(token.id_token, config=pending.config, iss=pending.iss,
+                                         client_id=settings.smart_client_id, jwks=smart.jwks, http=http,
+                                         leeway=settings.jwt_leeway_seconds, timeout=settings.fhir_timeout_seconds)
+        user = claims.get("fhirUser") or claims.get("profile")
+        fhir_user = user if isinstance(user, str) else None
+    session_id = new_token()
+    session = SmartSession(iss=pending.iss, access_token=token.access_token,
+                           patient=token.patient.removeprefix("Patient/"),
+                           encounter=token.encounter.removeprefix("Encounter/") if token.encounter else None,
+                           fhir_user=fhir_user, csrf_token=new_token())
+    smart.sessions.put(session_id, session, ttl_seconds=token.expires_in)
+    log.info("SMART session started (encounter context: %s)", "yes" if session.encounter else "no")
+    resp = RedirectResponse("app", status_code=303, headers=_NO_STORE)  # relative: /smart/app
+    samesite = settings.smart_cookie_samesite
+    resp.set_cookie(SESSION_COOKIE, session_id, httponly=True, samesite=samesite, path="/smart",
+                    secure=samesite == "none" or pending.redirect_uri.startswith("https://"),
+                    max_age=min(token.expires_in or settings.smart_session_ttl_seconds,
+                                settings.smart_session_ttl_seconds))
+    return resp
+
+
+def _session(request: Request, cookie: str | None) -> SmartSession | None:
+    smart, _ = _states(request)
+    return smart.sessions.get(cookie) if cookie else None
+
+
+SessionCookie = Annotated[str | None, Cookie(alias=SESSION_COOKIE)]
+
+
+@router.get("/app")
+async def app_page(request: Request, session_id: SessionCookie = None) -> Response:
+    session = _session(request, session_id)
+    if session is None:
+        return render_notice(401, "No SMART session (or it expired): open MedEventGraph from the EHR.")
+    return render_page(PageContext(patient=session.patient, encounter=session.encounter,
+                                   fhir_user=session.fhir_user, csrf_token=session.csrf_token,
+                                   default_scope="encounter" if session.encounter else "patient"))
+
+
+def _verify(meg: ServiceState, patient: str, data: Any, query: Any) -> dict[str, Any]:
+    index = meg.engine.index_for(patient, data, "smart:verify")
+    return meg.engine.verify(index, query).model_dump(mode="json")
+
+
+@router.post("/api/verify")
+async def api_verify(request: Request, body: VerifyRequest, session_id: SessionCookie = None,
+                     csrf: Annotated[str | None, Header(alias=CSRF_HEADER)] = None) -> JSONResponse:
+    session = _session(request, session_id)
+    if session is None:
+        raise HookError(401, "no SMART session (or it expired); launch the app from the EHR", code="login")
+    if not csrf or not hmac.compare_digest(csrf, session.csrf_token):
+        raise HookError(403, f"missing or wrong {CSRF_HEADER} header", code="forbidden")
+    _, meg = _states(request)
+    query = meg.engine.parse_query(body.query if body.query is not None else body.question or "")
+    if body.scope is not None:
+        query = query.model_copy(update={"scope": type(query.scope)(body.scope)})
+    data = await fetch_record(session.iss, session.access_token, session.patient, meg.settings,
+                              meg.http_client())
+    verdict = await run_in_threadpool(_verify, meg, session.patient, data, query)
+    return JSONResponse(verdict, headers=_NO_STORE)
