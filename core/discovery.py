@@ -100,10 +100,12 @@ def controller_discovery(
     replans = 0
     ranked: list[Ranked] = []
     candidates: list[Candidate] = []
+    searches: dict[tuple[str, str, int], list[tuple[str, float]]] = {}
     for depth in range(1, settings.d_max + 1):
         expanded = _expand(index, frontier, settings.k_neighbours, ppr)
         texts = query_texts(query, index.lexicon, policy)
-        hits = retrieve(index.store, texts, query, policy, [occ[a] for a in anchor_ids], index.episodes)
+        hits = retrieve(index.store, texts, query, policy, [occ[a] for a in anchor_ids], index.episodes,
+                        keep=frozen_bind, memo=searches)
         u = mark_countered(u, sorted(texts))
         for h in hits:
             relevance[h.occurrence] = max(relevance.get(h.occurrence, 0.0), h.score)

@@ -9,7 +9,7 @@ to an event only when grounding says the occurrence matches that event.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -70,20 +70,38 @@ def retrieve(
     policy: Policy,
     anchors: Iterable[Occurrence],
     episodes: Mapping[str, str],
+    keep: Container[str] | None = None,
+    memo: dict[tuple[str, str, int], list[tuple[str, float]]] | None = None,
 ) -> list[Hit]:
-    """Every channel of the policy, both sides, in a stable order (channel, event, side)."""
+    """Every channel of the policy, both sides, in a stable order (channel, event, side).
+
+    `keep`: the occurrences grounding can bind; other hits are dropped here rather than
+    after building them, since binding would drop them anyway (scores are still normalised
+    against the channel's best hit, bound or not). `memo` keeps one query's searches across
+    depths: the store does not change during a query, so the same text gives the same hits.
+    """
     hits: list[Hit] = []
     for channel in policy.channels:
         if channel == "metadata":
-            hits.extend(_metadata(store, query, policy, list(anchors), episodes))
+            hits.extend(h for h in _metadata(store, query, policy, list(anchors), episodes)
+                        if keep is None or h.occurrence in keep)
             continue
         search = store.lexical if channel == "lexical" else store.dense
         for event_id in sorted(texts):
             for side in ("aligned", "counter"):
                 for text in texts[event_id][side]:
-                    found = search(text, policy.hits)
+                    key = (channel, text, policy.hits)
+                    found = memo.get(key) if memo is not None else None
+                    if found is None:
+                        found = search(text, policy.hits)
+                        if memo is not None:
+                            memo[key] = found
                     top = max((s for _, s in found), default=0.0) or 1.0
-                    hits.extend(Hit(oid, max(0.0, s) / top, side, channel) for oid, s in found)
+                    hits.extend(
+                        Hit(oid, max(0.0, s) / top, side, channel)
+                        for oid, s in found
+                        if keep is None or oid in keep
+                    )
     return hits
 
 
