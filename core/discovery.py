@@ -101,7 +101,11 @@ def controller_discovery(
     ranked: list[Ranked] = []
     candidates: list[Candidate] = []
     searches: dict[tuple[str, str, int], list[tuple[str, float]]] = {}
-    for depth in range(1, settings.d_max + 1):
+    # Retrieval nominates and grounding binds: an event nothing grounds cannot be found by any
+    # depth or replan, so the search stops before it starts (the contract still runs below).
+    unbindable = [e.id for e in query.events if not e.hidden and not anchors.get(e.id)]
+    depths = range(1, settings.d_max + 1) if not unbindable else range(0)
+    for depth in depths:
         expanded = _expand(index, frontier, settings.k_neighbours, ppr)
         texts = query_texts(query, index.lexicon, policy)
         hits = retrieve(index.store, texts, query, policy, [occ[a] for a in anchor_ids], index.episodes,
@@ -158,10 +162,14 @@ def controller_discovery(
         visited.update(frontier)
         if not frontier and failure is None:
             break
+    if unbindable:  # show what was found for the other events, best anchors first
+        shown = list(dict.fromkeys(o for e in query.events for o in anchors.get(e.id, [])))
+        candidates = [Candidate(occ[o], frozen_bind[o], o in historical) for o in shown[: settings.final_contexts]]
     candidates, reserved = _with_decisive(index, query, settings, candidates)
     meta: dict[str, Any] = {
         "discovery": "controller",
         "reserved": reserved,
+        "unbindable": unbindable,
         "depths": trace,
         "replans": replans,
         "anchors": {e: len(v) for e, v in anchors.items()},
