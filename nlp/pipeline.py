@@ -125,11 +125,17 @@ class NotePipeline:
 
     def _note_mentions(self, document: NoteDocument, note: NoteText, matcher: TermMatcher) -> list[MentionDraft]:
         processed = self.process(document, note)
-        matches = [
-            (span, terms) for span, terms in matcher(processed.doc)
-            if processed.sentence_of(span.start) is not None
-            and not processed.in_heading(span.start_char, span.end_char)
-        ]
+        found = matcher(processed.doc)
+        taken = {(span.start, span.end) for span, _ in found}
+        # A short form the note defines counts as its long form unless a term already matched it.
+        found += [(span, terms) for span, terms in matcher.abbreviated(processed.doc)
+                  if not any(span.start < e and s < span.end for s, e in taken)]
+        matches = sorted(
+            ((span, terms) for span, terms in found
+             if processed.sentence_of(span.start) is not None
+             and not processed.in_heading(span.start_char, span.end_char)),
+            key=lambda m: (m[0].start, m[0].end),
+        )
         flags = assert_targets(processed.doc, processed.modifiers, [span for span, _ in matches])
         text_hash = content_hash(processed.text)
         drafts: list[MentionDraft] = []

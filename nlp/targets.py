@@ -20,6 +20,8 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
+from .abbreviations import find_definitions, short_form_uses
+
 __all__ = ["TargetTerm", "TermMatcher", "normalize_literal", "terms_from_display"]
 
 SOURCES = ("lexicon", "record", "query")
@@ -70,6 +72,7 @@ class TermMatcher:
             if _usable(key):
                 groups.setdefault(key, []).append(term)
         self._groups: list[tuple[TargetTerm, ...]] = [tuple(g) for g in groups.values()]
+        self._by_literal = {key: tuple(g) for key, g in groups.items()}
         # medspaCy's TargetMatcher runs this same matcher but also writes span._.target_rule into the
         # (cached) doc's user_data; calling the matcher directly keeps cached docs untouched.
         self._matcher = MedspacyMatcher(nlp, name="medeventgraph_targets", phrase_matcher_attr="LOWER", prune=True)
@@ -91,6 +94,24 @@ class TermMatcher:
             spans = [s for s in spans if s.end_char <= limit]
         spans = sorted(filter_spans(spans), key=lambda s: (s.start, s.end))
         return [(span, self._groups[int(span.label_[1:])]) for span in spans]
+
+    def terms_for(self, literal: str) -> tuple[TargetTerm, ...] | None:
+        """The terms whose literal is this text (case and spacing ignored), if any."""
+        return self._by_literal.get(normalize_literal(literal))
+
+    def abbreviated(self, doc: Doc) -> list[tuple[Span, tuple[TargetTerm, ...]]]:
+        """Uses of short forms the note itself defines for a term ("acute kidney injury (AKI)"
+        makes a later "AKI" a mention of that term), as token-aligned spans."""
+        out = []
+        for definition in find_definitions(doc.text):
+            terms = self.terms_for(definition.long)
+            if terms is None:
+                continue
+            for start, end in short_form_uses(doc.text, definition):
+                span = doc.char_span(start, end)
+                if span is not None:
+                    out.append((span, terms))
+        return out
 
     @staticmethod
     def cache_key(terms: Iterable[TargetTerm]) -> tuple[TargetTerm, ...]:
