@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from medeventgraph.nlp import TargetTerm
 from medeventgraph.nlp.abbreviations import best_long_form, find_definitions, short_form_uses
 from medeventgraph.occurrence import Kind
