@@ -19,6 +19,11 @@ __all__ = ["fetch_record"]
 
 log = logging.getLogger("medeventgraph.smart")
 
+# Asked of every search: fewer, larger pages. Servers that search per page (Medplum re-runs the
+# search for each page) answer a 350-Observation record in one round trip instead of seven;
+# a server that caps `_count` lower still pages, and paging is followed up to fhir_max_pages.
+PAGE_SIZE = 500
+
 
 def _error(key: str, exc: FhirFetchError) -> HookError:
     # FhirFetchError carries no status; its message names the HTTP outcome. A 401/403 means the
@@ -45,6 +50,8 @@ async def fetch_record(base: str, token: str, patient: str, settings: Settings,
         query = render_template(template, context)
         if query is None:  # pragma: no cover - patient ids are non-empty strings
             raise HookError(400, "the session has no patient", code="required")
+        if "?" in query:
+            query += f"&_count={PAGE_SIZE}"
         try:
             got = await client.fetch(query)
         except FhirFetchError as exc:

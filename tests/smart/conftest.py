@@ -150,6 +150,6 @@ class Browser:
 
 
 def page_context(html: str) -> dict[str, Any]:
-    m = re.search(r'<script type="application/json" id="meg-context">(.*?)</script>', html, re.S)
+    m = re.search(r'<script type="application/json" id="meg-context">(.*?)</script>', html, re.DOTALL)
     assert m, "page has no context block"
     return json.loads(m.group(1))

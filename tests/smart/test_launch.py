@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 from medeventgraph.smart import SESSION_COOKIE
 
 from ..cds_hooks.synthea import load_patient
-from .conftest import CLIENT_ID, LANCE, LANCE_ENCOUNTER, assert_outcome, page_context
+from .conftest import CLIENT_ID, LANCE, LANCE_ENCOUNTER, page_context
 
 QUESTION = "Was norepinephrine given after vancomycin within the same encounter?"
 VANCO_ADMIN = "MedicationAdministration/5af9bf00-a299-eff2-b3e2-f844b51089a8"

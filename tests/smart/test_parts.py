@@ -1,0 +1,51 @@
+"""The SMART launch's small parts: PKCE, the expiring store, the page template."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+
+from medeventgraph.smart_oauth import pkce_pair
+from medeventgraph.smart_page import PageContext, render_page
+from medeventgraph.smart_store import TtlStore
+
+
+def test_pkce_pair_is_s256_of_the_verifier():
+    verifier, challenge = pkce_pair()
+    assert 43 <= len(verifier) <= 128
+    expected = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    assert challenge == expected
+    assert pkce_pair()[0] != verifier
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_store_expires_bounds_and_pops_once():
+    clock = Clock()
+    store: TtlStore[int] = TtlStore(10, max_items=2, clock=clock)
+    store.put("a", 1)
+    clock.now = 1
+    store.put("b", 2)
+    store.put("c", 3)  # full: "a", closest to expiry, goes
+    assert store.get("a") is None and store.get("b") == 2 and len(store) == 2
+    assert store.pop("b") == 2 and store.pop("b") is None
+    store.put("d", 4, ttl_seconds=2)  # a shorter deadline (token expires_in) wins
+    clock.now = 3.5
+    assert store.get("d") is None and store.get("c") == 3
+    clock.now = 11.5
+    assert store.get("c") is None and len(store) == 0
+
+
+def test_page_context_cannot_break_out_of_its_script_block():
+    resp = render_page(PageContext(patient="p1</script><script>alert(1)</script>", encounter=None,
+                                   fhir_user=None, csrf_token="t", default_scope="patient"))
+    html = resp.body.decode()
+    assert "</script><script>alert(1)" not in html
+    nonce = resp.headers["content-security-policy"].split("'nonce-")[1].split("'")[0]
+    assert f'<script nonce="{nonce}">' in html and "{{" not in html
