@@ -59,17 +59,17 @@ def parse_question(text: str, lexicon: Lexicon | None = None) -> VerificationQue
     w = _WITHIN.search(q)
     if w:
         within = _duration(w.group("n"), w.group("u"))
-        rel = w.group("rel")
+        word = w.group("rel")
         left, right = q[: w.start()], q[w.end():]
-        kind = "before" if rel in ("before", "preceding") else "after"
-        if rel == "of":
+        kind = "before" if word in ("before", "preceding") else "after"
+        if word == "of":
             # "X within 1 hour of Y": X follows Y, the reading used for time-to-treatment questions.
             kind = "after"
         parts, relations = [left, right], [kind]
     else:
         parts, relations = _split(q)
     events = [_event(f"e{k}", p, lexicon) for k, p in enumerate(parts)]
-    rels = []
+    rels: list[dict[str, object]] = []
     for k, kind in enumerate(relations):
         rel: dict[str, object] = {"from": f"e{k}", "to": f"e{k + 1}", "type": kind}
         if within and kind != "overlaps":

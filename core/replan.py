@@ -63,9 +63,12 @@ def apply_edits(policy: Policy, edits: Mapping[str, object], dense_ok: bool) -> 
     usable = isinstance(channel, str) and channel in CHANNELS and (channel != "dense" or dense_ok)
     if usable and channel not in out.channels:
         out = replace(out, channels=(*out.channels, str(channel)))
-    for flag in ("follow_episode", "synonyms", "note_mentions"):
-        if flag in edits:
-            out = replace(out, **{flag: bool(edits[flag])})
+    if "follow_episode" in edits:
+        out = replace(out, follow_episode=bool(edits["follow_episode"]))
+    if "synonyms" in edits:
+        out = replace(out, synonyms=bool(edits["synonyms"]))
+    if "note_mentions" in edits:
+        out = replace(out, note_mentions=bool(edits["note_mentions"]))
     return out
 
 

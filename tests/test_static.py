@@ -1,0 +1,24 @@
+"""Lint every package and type-check the core (STYLE.md: ruff; type-check core/)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=600, check=False)
+
+
+def test_ruff_is_clean():
+    done = _run(str(BIN / "ruff"), "check", "plugin", "core", "fhir_adapters", "nlp", "cds_hooks", "benchmarks", "tests")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_core_type_checks():
+    done = _run(str(BIN / "mypy"), "core")
+    assert done.returncode == 0, done.stdout + done.stderr
