@@ -34,7 +34,7 @@ from medeventgraph.core.replan import initial_policy, replan
 from medeventgraph.core.select import final_candidates, hidden_report
 from medeventgraph.core.simple import Discovery, ground_all, query_mentions, simple_discovery
 from medeventgraph.core.timing import span_of
-from medeventgraph.core.twosided import bind, query_texts, retrieve
+from medeventgraph.core.twosided import Hit, bind, query_texts, retrieve
 from medeventgraph.core.verdict import Label
 from medeventgraph.occurrence import Occurrence, Origin
 from medeventgraph.settings import Settings
@@ -100,10 +100,17 @@ def controller_discovery(
     replans = 0
     ranked: list[Ranked] = []
     candidates: list[Candidate] = []
-    searches: dict[tuple[str, str, int], list[tuple[str, float]]] = {}
+    searches: dict[tuple[str, str, str], list[tuple[int, Hit]]] = {}
     # Retrieval nominates and grounding binds: an event nothing grounds cannot be found by any
     # depth or replan, so the search stops before it starts (the contract still runs below).
     unbindable = [e.id for e in query.events if not e.hidden and not anchors.get(e.id)]
+    # Likewise an event whose every grounded occurrence is negated, historical, hypothetical or
+    # about family can never be supported; its counter-evidence is added below in any case.
+    unbindable += [
+        e.id for e in query.events
+        if not e.hidden and e.id not in unbindable
+        and not any(_can_ground(occ[o], o in historical) for o in _grounded(groundings, e.id))
+    ]
     depths = range(1, settings.d_max + 1) if not unbindable else range(0)
     for depth in depths:
         expanded = _expand(index, frontier, settings.k_neighbours, ppr)
@@ -178,6 +185,15 @@ def controller_discovery(
     if any(e.hidden for e in query.events):
         meta["chains"] = hidden_report(query, ranked, ctx)
     return Discovery(candidates, meta)
+
+
+def _grounded(groundings: Mapping[str, Any], event: str) -> list[str]:
+    g = groundings.get(event)
+    return [m.occurrence for m in g.matches] if g is not None else []
+
+
+def _can_ground(o: Occurrence, historical_display: bool) -> bool:
+    return o.assertion.affirmed_current and not historical_display and o.status not in ("not-done", "refuted")
 
 
 def _with_decisive(

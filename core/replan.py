@@ -11,7 +11,9 @@ from dataclasses import dataclass, replace
 
 from medeventgraph.core.verdict import FailureType
 
-__all__ = ["CHANNELS", "DEFAULT_EDITS", "Policy", "apply_edits", "initial_policy", "replan"]
+MAX_HITS = 200  # most results one channel query may ask for, whatever replanning does
+
+__all__ = ["CHANNELS", "DEFAULT_EDITS", "MAX_HITS", "Policy", "apply_edits", "initial_policy", "replan"]
 
 CHANNELS = ("lexical", "metadata", "dense")
 
@@ -58,7 +60,7 @@ def apply_edits(policy: Policy, edits: Mapping[str, object], dense_ok: bool) -> 
     if "widen" in edits:
         out = replace(out, window_hours=min(24.0 * 365, out.window_hours * float(edits["widen"])))  # type: ignore[arg-type]
     if "more_hits" in edits:
-        out = replace(out, hits=min(200, out.hits * int(edits["more_hits"])))  # type: ignore[call-overload]
+        out = replace(out, hits=min(MAX_HITS, out.hits * int(edits["more_hits"])))  # type: ignore[call-overload]
     channel = edits.get("add_channel")
     usable = isinstance(channel, str) and channel in CHANNELS and (channel != "dense" or dense_ok)
     if usable and channel not in out.channels:

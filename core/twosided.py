@@ -16,7 +16,7 @@ from datetime import timedelta
 from medeventgraph.core.grounding import _KIND_ALLOWS
 from medeventgraph.core.lexicon import Lexicon, normalize_text
 from medeventgraph.core.query import EventSpec, VerificationQuery
-from medeventgraph.core.replan import Policy
+from medeventgraph.core.replan import MAX_HITS, Policy
 from medeventgraph.core.store import ContextStore
 from medeventgraph.occurrence import Occurrence
 
@@ -71,7 +71,7 @@ def retrieve(
     anchors: Iterable[Occurrence],
     episodes: Mapping[str, str],
     keep: Container[str] | None = None,
-    memo: dict[tuple[str, str, int], list[tuple[str, float]]] | None = None,
+    memo: dict[tuple[str, str, str], list[tuple[int, Hit]]] | None = None,
 ) -> list[Hit]:
     """Every channel of the policy, both sides, in a stable order (channel, event, side).
 
@@ -90,18 +90,21 @@ def retrieve(
         for event_id in sorted(texts):
             for side in ("aligned", "counter"):
                 for text in texts[event_id][side]:
-                    key = (channel, text, policy.hits)
+                    # Search once at the largest budget replanning can reach and slice: the
+                    # best k of a larger result are the best k (ties broken by id either way).
+                    key = (channel, side, text)
                     found = memo.get(key) if memo is not None else None
                     if found is None:
-                        found = search(text, policy.hits)
+                        raw = search(text, max(policy.hits, MAX_HITS))
+                        top = max((sc for _, sc in raw), default=0.0) or 1.0
+                        found = [
+                            (rank, Hit(oid, max(0.0, sc) / top, side, channel))
+                            for rank, (oid, sc) in enumerate(raw)
+                            if keep is None or oid in keep
+                        ]
                         if memo is not None:
                             memo[key] = found
-                    top = max((s for _, s in found), default=0.0) or 1.0
-                    hits.extend(
-                        Hit(oid, max(0.0, s) / top, side, channel)
-                        for oid, s in found
-                        if keep is None or oid in keep
-                    )
+                    hits.extend(h for rank, h in found if rank < policy.hits)
     return hits
 
 
