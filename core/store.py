@@ -6,7 +6,8 @@ episode, time window, kind, assertion). The dense channel plugs in beside them (
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -75,11 +76,20 @@ class Context:
 
 class ContextStore:
     def __init__(
-        self, patient: str, contexts: dict[str, Context], lexical: LexicalIndex, dense: DenseIndex | None = None
+        self,
+        patient: str,
+        contexts: dict[str, Context],
+        lexical: Callable[[], LexicalIndex],
+        dense: DenseIndex | None = None,
     ):
         self.patient = patient
         self._contexts = contexts
-        self._lexical = lexical
+        # The BM25 index is built on first use: a query whose events grounding cannot bind,
+        # and the simple path, never search text, and a small record's index costs more to
+        # build (a fixed ~5 ms for tantivy) than the rest of its store.
+        self._make_lexical = lexical
+        self._lexical: LexicalIndex | None = None
+        self._lexical_lock = threading.Lock()
         self._dense = dense
         # Metadata postings, each list in id order: a filter starts from its narrowest posting
         # instead of scanning every context.
@@ -106,8 +116,15 @@ class ContextStore:
     def get(self, occurrence_id: str) -> Context:
         return self._contexts[occurrence_id]
 
+    def lexical_index(self) -> LexicalIndex:
+        if self._lexical is None:
+            with self._lexical_lock:
+                if self._lexical is None:
+                    self._lexical = self._make_lexical()
+        return self._lexical
+
     def lexical(self, text: str, k: int) -> list[tuple[str, float]]:
-        return self._lexical.search(text, k)
+        return self.lexical_index().search(text, k)
 
     def dense(self, text: str, k: int) -> list[tuple[str, float]]:
         """Cosine neighbours of `text`; empty when the dense extra is absent or off."""
@@ -171,9 +188,13 @@ def build_store(
         )
         if dense:  # only the dense channel reads it
             semantic[occ.id] = semantic_text(occ)
-    lexical = make_lexical(backend)
     docs = [(oid, c.text) for oid, c in sorted(contexts.items())]
-    lexical.build(docs)
+
+    def lexical() -> LexicalIndex:
+        index = make_lexical(backend)
+        index.build(docs)
+        return index
+
     dense_index = None
     if dense:
         from medeventgraph.core.retrieval.dense_backend import make_dense
