@@ -56,6 +56,7 @@ class ReferenceIndex:
         self._resources = resources
         self._cache: dict[str, str | None] = {}
         self._identifiers: dict[str, dict[str, str]] = {}  # type -> "system|value" -> key
+        self._ids: dict[str, str | None] | None = None  # bare id -> key (None: ambiguous)
 
     def add_full_url(self, full_url: str, key: str) -> None:
         self.full_urls[full_url] = key
@@ -74,7 +75,9 @@ class ReferenceIndex:
         except KeyError:
             pass
         out: str | None
-        if s[0] == "#" or s.startswith("urn:"):
+        if s.startswith("urn:uuid:"):
+            out = self._by_uuid(s[9:])
+        elif s[0] == "#" or s.startswith("urn:"):
             out = None
         elif "?" in s:
             out = self._conditional(s)
@@ -85,10 +88,22 @@ class ReferenceIndex:
 
     def is_unresolvable_literal(self, ref: Any) -> bool:
         """A literal reference that should resolve inside the input but does not (urn:uuid
-        that is not any entry's fullUrl). Relative `Type/id` references always name their
-        target, so they count as resolvable even when the target was not loaded."""
+        that is not any entry's fullUrl nor any resource's id). Relative `Type/id` references
+        always name their target, so they count as resolvable even when the target was not loaded."""
         s = reference_string(ref)
-        return s is not None and s.startswith("urn:") and s not in self.full_urls
+        return s is not None and s.startswith("urn:") and s not in self.full_urls and self.resolve(s) is None
+
+    def _by_uuid(self, ident: str) -> str | None:
+        # Resources copied out of a transaction Bundle (a prefetch answered from Synthea data,
+        # NDJSON split by type) keep `urn:uuid:<id>` references but lose their fullUrls; the
+        # uuid is then the target's id. Used only when exactly one loaded resource has that id.
+        if self._ids is None:
+            seen: dict[str, str | None] = {}
+            for key in self._resources:
+                rid = key.partition("/")[2]
+                seen[rid] = None if rid in seen else key
+            self._ids = seen
+        return self._ids.get(ident)
 
     def _conditional(self, s: str) -> str | None:
         rtype, _, query = s.partition("?")

@@ -305,3 +305,19 @@ def test_composition_sections_and_dispense(make_bundle):
     md = _one(r, "MedicationDispense/md1")
     assert md.kind is Kind.MEDICATION and md.extra_value("resource") == "MedicationDispense"
     assert ("request", "MedicationRequest/mr1") in md.links and md.time.granularity is Granularity.DAY
+
+
+def test_urn_uuid_references_resolve_by_id_when_full_urls_are_gone():
+    # Resources copied out of a transaction Bundle (as a prefetch or NDJSON split by type)
+    # keep "urn:uuid:<id>" references but lose the fullUrls that named them.
+    resources = [
+        {"resourceType": "Patient", "id": "p1"},
+        {"resourceType": "Encounter", "id": "e1", "status": "finished",
+         "subject": {"reference": "urn:uuid:p1"}, "period": {"start": "2015-02-03T10:00:00Z"}},
+        {"resourceType": "MedicationAdministration", "id": "m1", "status": "completed",
+         "subject": {"reference": "urn:uuid:p1"}, "context": {"reference": "urn:uuid:e1"},
+         "medicationCodeableConcept": {"text": "vancomycin"}, "effectiveDateTime": "2015-02-03T11:00:00Z"},
+    ]
+    r = ingest_json(resources)
+    assert r.patient_ids() == ["p1"]
+    assert _one(r, "MedicationAdministration/m1").encounter == "Encounter/e1"
