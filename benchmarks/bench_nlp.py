@@ -14,20 +14,19 @@ ratio comes from the same run conditions):
 from __future__ import annotations
 
 import argparse
-import base64
 import json
 import platform
 import statistics
 import time
-from datetime import datetime
 from pathlib import Path
 
 import medspacy
 import spacy
+from medeventgraph.fhir_adapters import load_paths
 from medeventgraph.nlp import NotePipeline, TargetTerm
 from medeventgraph.nlp.sections import add_sectionizer
 from medeventgraph.nlp.sentences import add_sentence_splitter
-from medeventgraph.occurrence import EventTime, Granularity, Kind, NoteDocument, NoteText, TimeType
+from medeventgraph.occurrence import Kind, NoteDocument
 
 REPO = Path(__file__).resolve().parents[1]
 TERMS = (
@@ -43,25 +42,10 @@ TERMS = (
 
 
 def load_notes(folder: Path) -> list[NoteDocument]:
-    """DocumentReference and DiagnosticReport.presentedForm texts of every bundle in `folder`."""
-    out = []
-    for path in sorted(folder.glob("*.json")):
-        for entry in json.loads(path.read_text()).get("entry", []):
-            r = entry.get("resource", {})
-            if r.get("resourceType") == "DocumentReference":
-                attachments = [c.get("attachment", {}) for c in r.get("content", [])]
-                date = r.get("date")
-            elif r.get("resourceType") == "DiagnosticReport" and r.get("presentedForm"):
-                attachments, date = r["presentedForm"], r.get("issued")
-            else:
-                continue
-            texts = tuple(NoteText(k, a.get("contentType", "text/plain"), base64.b64decode(a["data"]).decode())
-                          for k, a in enumerate(attachments) if "data" in a)
-            when = EventTime(datetime.fromisoformat(date) if date else None, type=TimeType.DOCUMENTATION,
-                             granularity=Granularity.SECOND if date else Granularity.UNKNOWN)
-            out.append(NoteDocument(r["resourceType"], r["id"], r.get("subject", {}).get("reference", ""),
-                                    None, when, texts))
-    return out
+    """DocumentReference and DiagnosticReport.presentedForm texts of every bundle in `folder`,
+    decoded by the project's own adapters."""
+    bundles = sorted(p for p in folder.glob("*.json") if not p.name.startswith(("hospital", "practitioner")))
+    return load_paths(bundles).documents
 
 
 def splitter_nlp(name: str) -> spacy.Language:

@@ -6,10 +6,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from medeventgraph.fhir_adapters import load_paths
 from medeventgraph.nlp import NotePipeline, TargetTerm
 from medeventgraph.occurrence import EventTime, Granularity, Kind, NoteDocument, NoteText, TimeType
-
-from .notes_loader import ndjson_documents, synthea_documents
 
 NOTE_DATE = datetime(2020, 5, 15, 9, 30, tzinfo=UTC)
 
@@ -21,7 +20,8 @@ def pipeline() -> NotePipeline:
 
 @pytest.fixture(scope="session")
 def synthea_notes(synthea_dir: Path) -> list[NoteDocument]:
-    docs = synthea_documents(synthea_dir)
+    bundles = sorted(p for p in synthea_dir.glob("*.json") if not p.name.startswith(("hospital", "practitioner")))
+    docs = load_paths(bundles).documents
     if not docs:
         pytest.skip("no Synthea notes")
     return docs
@@ -29,10 +29,11 @@ def synthea_notes(synthea_dir: Path) -> list[NoteDocument]:
 
 @pytest.fixture(scope="session")
 def clinosim_notes(shared_data: Path) -> list[NoteDocument]:
-    path = shared_data / "clinosim" / "fhir_r4" / "DocumentReference.ndjson.gz"
-    if not path.exists():
+    folder = shared_data / "clinosim" / "fhir_r4"
+    if not (folder / "DocumentReference.ndjson.gz").exists():
         pytest.skip("no clinosim notes")
-    return ndjson_documents(path)
+    result = load_paths([folder / "Patient.ndjson.gz", folder / "DocumentReference.ndjson.gz"])
+    return result.documents
 
 
 def make_note(text: str, resource_id: str = "n1", *, date: datetime = NOTE_DATE,
