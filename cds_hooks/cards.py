@@ -10,6 +10,7 @@ import json
 import uuid
 from typing import TYPE_CHECKING
 
+from medeventgraph.core.verdict import reading_order
 from medeventgraph.settings import Settings
 
 from .models import Card, Coding, Link, Source
@@ -66,13 +67,6 @@ def _md(text: str) -> str:
     return " ".join(text.split()).replace("`", "'").replace("*", "\\*").replace("_", "\\_")
 
 
-def _reading_order(item: EvidenceOut) -> tuple[int, int]:
-    """What decided the verdict first (supporting, then countering), structured rows before
-    note sentences; the rest after. Stable, so ties keep the bundle's order."""
-    polarity = {"supports": 0, "counters": 1}.get(item.polarity, 2)
-    return (polarity, 1 if item.origin == "note" else 0)
-
-
 def evidence_line(item: EvidenceOut) -> str:
     ref = f"`{item.source.reference}`"
     if item.source.start is not None and item.source.end is not None:
@@ -103,7 +97,7 @@ def verdict_card(verdict: Verdict, query: VerificationQuery, settings: Settings,
             lines.append(f"Timing: {_md(rel.explanation)}")
     if verdict.evidence:
         lines += ["", "Evidence:"]
-        lines += [evidence_line(e) for e in sorted(verdict.evidence, key=_reading_order)[:_MAX_EVIDENCE_LINES]]
+        lines += [evidence_line(e) for e in sorted(verdict.evidence, key=reading_order)[:_MAX_EVIDENCE_LINES]]
         if len(verdict.evidence) > _MAX_EVIDENCE_LINES:
             lines.append(f"- … and {len(verdict.evidence) - _MAX_EVIDENCE_LINES} more")
     else:

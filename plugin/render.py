@@ -7,7 +7,7 @@ from typing import Any
 
 from medeventgraph.core.graph import sort_key
 from medeventgraph.core.store import format_time
-from medeventgraph.core.verdict import Verdict
+from medeventgraph.core.verdict import Verdict, reading_order
 from medeventgraph.occurrence import Occurrence
 
 __all__ = ["format_table", "timeline_rows", "verdict_table"]
@@ -47,7 +47,7 @@ def verdict_table(v: Verdict) -> str:
             "source": e.source.reference + (f" [{e.source.start}:{e.source.end}]" if e.source.start is not None else ""),
             "evidence": e.context,
         }
-        for e in v.evidence
+        for e in sorted(v.evidence, key=reading_order)
     ]
     return "\n".join(head) + "\n\n" + format_table(rows, ["polarity", "events", "time", "scope", "source", "evidence"])
 
