@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -9,6 +12,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
 SHARED_DATA = REPO.parent / "shared" / "data"
+SERVER_DIR = REPO / "tools" / "fhir-test-server"
+CDS_TEST_DATA = REPO / "tests" / "cds_hooks" / "data"  # two small patients with the pairs Synthea lacks
 
 
 @pytest.fixture(scope="session")
@@ -29,3 +34,31 @@ def note_pipeline():
     from medeventgraph.nlp import NotePipeline
 
     return NotePipeline()
+
+
+def _ensure_node_modules() -> None:
+    if (SERVER_DIR / "node_modules" / "@medplum" / "fhir-router").is_dir():
+        return
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed: cannot install tools/fhir-test-server")
+    subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=SERVER_DIR, check=True)
+
+
+@pytest.fixture(scope="session")
+def fhir_server(synthea_dir: Path) -> Iterator[str]:
+    """Base URL of the Medplum in-memory FHIR server, loaded with Synthea and our test patient."""
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    _ensure_node_modules()
+    proc = subprocess.Popen(
+        ["node", str(SERVER_DIR / "server.mjs"), "--port", "0", "--data", str(synthea_dir), "--data", str(CDS_TEST_DATA)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""  # blocks until loaded (or exit)
+        if not line.startswith("LISTENING"):
+            pytest.fail(f"FHIR test server did not start: {line!r}")
+        yield f"http://127.0.0.1:{int(line.split()[1])}/fhir"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

@@ -4,9 +4,7 @@ service under uvicorn on a free loopback port, called over HTTP with httpx."""
 from __future__ import annotations
 
 import json
-import shutil
 import socket
-import subprocess
 import threading
 import time
 import uuid
@@ -24,38 +22,9 @@ from medeventgraph.cds_hooks import create_app
 from medeventgraph.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
-SERVER_DIR = REPO / "tools" / "fhir-test-server"
 DATA = Path(__file__).resolve().parent / "data"
 ISSUER = "https://ehr.test.example"
 SMART_URL = "https://apps.example.org/medeventgraph/launch"
-
-
-def _ensure_node_modules() -> None:
-    if (SERVER_DIR / "node_modules" / "@medplum" / "fhir-router").is_dir():
-        return
-    if shutil.which("npm") is None:
-        pytest.skip("npm is not installed: cannot install tools/fhir-test-server")
-    subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=SERVER_DIR, check=True)
-
-
-@pytest.fixture(scope="session")
-def fhir_server(synthea_dir: Path) -> Iterator[str]:
-    """Base URL of the Medplum in-memory FHIR server, loaded with Synthea and our test patient."""
-    if shutil.which("node") is None:
-        pytest.skip("node is not installed")
-    _ensure_node_modules()
-    proc = subprocess.Popen(
-        ["node", str(SERVER_DIR / "server.mjs"), "--port", "0", "--data", str(synthea_dir), "--data", str(DATA)],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    )
-    try:
-        line = proc.stdout.readline() if proc.stdout else ""  # blocks until loaded (or exit)
-        if not line.startswith("LISTENING"):
-            pytest.fail(f"FHIR test server did not start: {line!r}")
-        yield f"http://127.0.0.1:{int(line.split()[1])}/fhir"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 @dataclass

@@ -22,7 +22,7 @@ from fastapi import FastAPI
 from medeventgraph.app import create_app
 from medeventgraph.settings import Settings
 
-from ..cds_hooks.conftest import assert_outcome, fhir_server  # noqa: F401  (fixture re-export)
+from ..cds_hooks.conftest import assert_outcome
 from .ehr import FakeEhr
 
 CLIENT_ID = "medeventgraph-test"
@@ -56,7 +56,7 @@ def serve(make_app: Any) -> Iterator[tuple[str, FastAPI]]:
 
 
 @pytest.fixture(scope="session")
-def ehr(fhir_server: str) -> Iterator[FakeEhr]:  # noqa: F811
+def ehr(fhir_server: str) -> Iterator[FakeEhr]:
     fake = FakeEhr(upstream=fhir_server, client_id=CLIENT_ID)
 
     def make(base: str) -> FastAPI:
