@@ -29,7 +29,7 @@ from medeventgraph.core.timing import Comparison, Span, Timing, compare, span_of
 from medeventgraph.core.verdict import FailureType, Label
 from medeventgraph.occurrence import Origin
 
-__all__ = ["Assessment", "RelationFinding", "Thresholds", "assess", "load_thresholds"]
+__all__ = ["Assessment", "RelationFinding", "Structure", "Thresholds", "assess", "combine", "load_thresholds", "structure"]
 
 ALPHA_TIM, ALPHA_NUM, ALPHA_JDG = 0.45, 0.22, 0.33
 
@@ -76,8 +76,24 @@ def _denies(item: EvidenceItem) -> bool:
     return explicit and not (a.hypothetical or a.family or a.historical)
 
 
-def assess(bundle: EvidenceBundle, thresholds: Thresholds | None = None) -> Assessment:
-    th = thresholds or load_thresholds()
+@dataclass(frozen=True)
+class Structure:
+    """What every assessor shares, computed from the bundle alone: items per event, spans,
+    grounding, the chosen chain and its timing findings, S_tim and S_num."""
+
+    by_event: dict[str, list[EvidenceItem]]
+    spans: dict[str, Span | None]
+    grounding: dict[str, list[EvidenceItem]]
+    missing: list[str]
+    chain: dict[str, EvidenceItem] | None
+    findings: list[RelationFinding]
+    complete: bool
+    members: list[EvidenceItem]
+    s_tim: float
+    s_num: float
+
+
+def structure(bundle: EvidenceBundle) -> Structure:
     query = bundle.query
     by_event: dict[str, list[EvidenceItem]] = defaultdict(list)
     for item in bundle.items:
@@ -93,19 +109,37 @@ def assess(bundle: EvidenceBundle, thresholds: Thresholds | None = None) -> Asse
         s_tim = 1.0 if all(spans[i.occurrence] and spans[i.occurrence].resolved for i in chain.values()) else 0.8
     members = list(chain.values()) if chain else []
     s_num = _mean([1.0 if i.origin is not Origin.NOTE else 0.5 for i in members])
-    s_jdg_plus = _mean([0.5 if i.assertion.uncertain else 1.0 for i in members])
-    s_plus = round(ALPHA_TIM * s_tim + ALPHA_NUM * s_num + ALPHA_JDG * s_jdg_plus, 4) if complete else round(
-        ALPHA_NUM * s_num + ALPHA_JDG * s_jdg_plus, 4
-    )
+    return Structure(by_event, spans, grounding, missing, chain, findings, complete, members, s_tim, s_num)
 
-    counter, counter_ids, counter_failure = _counter_evidence(query.relations, by_event, grounding, spans)
+
+def combine(
+    st: Structure,
+    s_jdg_plus: float,
+    counter: float,
+    counter_failure: FailureType | None,
+    supporting: tuple[str, ...],
+    countering: tuple[str, ...],
+    th: Thresholds,
+) -> Assessment:
+    """Eq. 6-7 from the shared structure and the judgment axes, whoever judged."""
+    s_plus = round(ALPHA_TIM * st.s_tim + ALPHA_NUM * st.s_num + ALPHA_JDG * s_jdg_plus, 4) if st.complete else round(
+        ALPHA_NUM * st.s_num + ALPHA_JDG * s_jdg_plus, 4
+    )
     s_minus = round(counter, 4)
     label = _label(s_plus, s_minus, th)
     failure = None
     if label is not Label.SUPPORTED:
-        failure = counter_failure if s_minus >= th.tau_minus else _failure(missing, by_event, findings, chain)
-    supporting = tuple(sorted(i.occurrence for i in members)) if complete else ()
-    return Assessment(label, s_plus, s_minus, failure, tuple(findings), supporting, tuple(sorted(counter_ids)))
+        failure = counter_failure if s_minus >= th.tau_minus else _failure(st.missing, st.by_event, st.findings, st.chain)
+    return Assessment(label, s_plus, s_minus, failure, tuple(st.findings), supporting, countering)
+
+
+def assess(bundle: EvidenceBundle, thresholds: Thresholds | None = None) -> Assessment:
+    th = thresholds or load_thresholds()
+    st = structure(bundle)
+    s_jdg_plus = _mean([0.5 if i.assertion.uncertain else 1.0 for i in st.members])
+    counter, counter_ids, counter_failure = _counter_evidence(bundle.query.relations, st.by_event, st.grounding, st.spans)
+    supporting = tuple(sorted(i.occurrence for i in st.members)) if st.complete else ()
+    return combine(st, s_jdg_plus, counter, counter_failure, supporting, tuple(sorted(counter_ids)), th)
 
 
 def _mean(values: list[float]) -> float:
