@@ -10,6 +10,8 @@ or `discover=simple_discovery` selects the spine's simple path.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from medeventgraph.core.assess import Assessment, assess
 from medeventgraph.core.contract import EvidenceBundle, contract
 from medeventgraph.core.index import PatientIndex
@@ -43,7 +45,12 @@ def default_discover(settings: Settings) -> DiscoverFn:
     return discover
 
 
-def decide(index: PatientIndex, query: VerificationQuery, discovery: Discovery) -> tuple[EvidenceBundle, Assessment]:
+def decide(
+    index: PatientIndex,
+    query: VerificationQuery,
+    discovery: Discovery,
+    assessor: Callable[[EvidenceBundle], Assessment] = assess,
+) -> tuple[EvidenceBundle, Assessment]:
     """Contract then assess: nothing from discovery but the candidates themselves gets through."""
     bundle = contract(
         query,
@@ -53,7 +60,7 @@ def decide(index: PatientIndex, query: VerificationQuery, discovery: Discovery) 
         index.documents,
         index.episodes,
     )
-    return bundle, assess(bundle)
+    return bundle, assessor(bundle)
 
 
 def verify_query(
@@ -64,10 +71,20 @@ def verify_query(
     discover: DiscoverFn | None = None,
 ) -> Verdict:
     discovery = (discover or default_discover(settings))(index, query, settings)
-    bundle, assessment = decide(index, query, discovery)
+    llm = None
+    if settings.assessor == "llm":  # the optional extra: judgments from an OpenAI-compatible endpoint
+        from medeventgraph.core.assess_llm import LLMAssessor
+
+        llm = LLMAssessor(settings)
+    bundle, assessment = decide(index, query, discovery, llm or assess)
     failure = assessment.failure
     # The contract dropped scope-invalid items; say so instead of "missing endpoint".
     if failure is FailureType.MISSING_ENDPOINT and bundle.rejected.get("scope") and query.scope is not Scope.PATIENT:
         failure = FailureType.SCOPE
     metadata = {**discovery.metadata, "rejected": dict(bundle.rejected)}
-    return to_verdict(index, bundle, assessment, failure, metadata)
+    if llm is not None:
+        metadata["assessor"] = llm.audit
+    verdict = to_verdict(index, bundle, assessment, failure, metadata)
+    if llm is not None:
+        verdict.issues.extend(issue.to_fhir() for issue in llm.issues)
+    return verdict

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["Settings"]
@@ -35,6 +35,14 @@ class Settings(BaseSettings):
     max_note_chars: int = Field(default=200_000, ge=1_000)
     cache_dir: Path | None = None
 
+    # assessor (paper Eq. 6-8): "llm" asks an OpenAI-compatible endpoint (e.g. vLLM) for the
+    # judgment axes; timing and numeric axes stay deterministic (core/assess_llm.py)
+    assessor: Literal["deterministic", "llm"] = "deterministic"
+    llm_base_url: str | None = None  # e.g. http://127.0.0.1:8000/v1
+    llm_model: str | None = None  # the served model name; part of the assessment cache key
+    llm_api_key: SecretStr | None = None
+    llm_timeout_seconds: float = Field(default=60.0, gt=0)
+
     # CDS Hooks service
     public_base_url: str | None = None  # the URL the EHR calls, for JWT `aud` checks
     jwt_required: bool = True
@@ -61,6 +69,12 @@ class Settings(BaseSettings):
     smart_max_sessions: int = Field(default=1000, ge=1)
     # "none" for EHRs that embed the app in a cross-site iframe (then the cookie is Secure)
     smart_cookie_samesite: Literal["lax", "strict", "none"] = "lax"
+
+    @model_validator(mode="after")
+    def _llm_configured(self) -> Settings:
+        if self.assessor == "llm" and not (self.llm_base_url and self.llm_model):
+            raise ValueError("assessor 'llm' needs llm_base_url and llm_model")
+        return self
 
     @classmethod
     def from_file(cls, path: Path, **overrides: object) -> Settings:
