@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -16,10 +17,19 @@ SERVER_DIR = REPO / "tools" / "fhir-test-server"
 CDS_TEST_DATA = REPO / "tests" / "cds_hooks" / "data"  # two small patients with the pairs Synthea lacks
 
 
+def missing(reason: str) -> None:
+    """A test input or tool is absent: skip on a developer's machine, but fail under CI,
+    where `make test` installs everything and ../shared sits beside the clone, so that a
+    missing install step can never pass as a skip."""
+    if os.environ.get("CI"):
+        pytest.fail(f"required under CI: {reason}")
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
-        pytest.skip("../shared/data is not beside this checkout")
+        missing("../shared/data is not beside this checkout")
     return SHARED_DATA
 
 
@@ -40,7 +50,7 @@ def _ensure_node_modules() -> None:
     if (SERVER_DIR / "node_modules" / "@medplum" / "fhir-router").is_dir():
         return
     if shutil.which("npm") is None:
-        pytest.skip("npm is not installed: cannot install tools/fhir-test-server")
+        missing("npm is not installed: cannot install tools/fhir-test-server")
     subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=SERVER_DIR, check=True)
 
 
@@ -48,7 +58,7 @@ def _ensure_node_modules() -> None:
 def fhir_server(synthea_dir: Path) -> Iterator[str]:
     """Base URL of the Medplum in-memory FHIR server, loaded with Synthea and our test patient."""
     if shutil.which("node") is None:
-        pytest.skip("node is not installed")
+        missing("node is not installed")
     _ensure_node_modules()
     proc = subprocess.Popen(
         ["node", str(SERVER_DIR / "server.mjs"), "--port", "0", "--data", str(synthea_dir), "--data", str(CDS_TEST_DATA)],

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from medeventgraph.fhir_adapters import IngestResult, load_paths
 
+from ..conftest import missing
+
 PATIENT_ID = "p1"
 
 
@@ -29,7 +31,7 @@ def synthea_results(synthea_files: list[Path]) -> dict[str, IngestResult]:
 def clinosim_result(shared_data: Path) -> IngestResult:
     folder = shared_data / "clinosim" / "fhir_r4"
     if not folder.is_dir():
-        pytest.skip("clinosim data not present")
+        missing("clinosim data not present")
     return load_paths([folder])
 
 

@@ -10,6 +10,8 @@ from medeventgraph.fhir_adapters import load_paths
 from medeventgraph.nlp import NotePipeline, TargetTerm
 from medeventgraph.occurrence import EventTime, Granularity, Kind, NoteDocument, NoteText, TimeType
 
+from ..conftest import missing
+
 NOTE_DATE = datetime(2020, 5, 15, 9, 30, tzinfo=UTC)
 
 
@@ -23,7 +25,7 @@ def synthea_notes(synthea_dir: Path) -> list[NoteDocument]:
     bundles = sorted(p for p in synthea_dir.glob("*.json") if not p.name.startswith(("hospital", "practitioner")))
     docs = load_paths(bundles).documents
     if not docs:
-        pytest.skip("no Synthea notes")
+        missing("no Synthea notes")
     return docs
 
 
@@ -31,7 +33,7 @@ def synthea_notes(synthea_dir: Path) -> list[NoteDocument]:
 def clinosim_notes(shared_data: Path) -> list[NoteDocument]:
     folder = shared_data / "clinosim" / "fhir_r4"
     if not (folder / "DocumentReference.ndjson.gz").exists():
-        pytest.skip("no clinosim notes")
+        missing("no clinosim notes")
     result = load_paths([folder / "Patient.ndjson.gz", folder / "DocumentReference.ndjson.gz"])
     return result.documents
 
