@@ -11,19 +11,15 @@ from __future__ import annotations
 import base64
 import copy
 import gc
-import socket
-import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import orjson
-import uvicorn
 from common import summary
+from medeventgraph.app import serving
 from medeventgraph.cds_hooks import create_app
 from medeventgraph.settings import Settings
 from queries import make_queries
@@ -84,27 +80,9 @@ def _fresh(prefetch: dict[str, Any], nonce: int) -> dict[str, Any]:
     return out
 
 
-@contextmanager
-def serve(settings_kwargs: dict[str, Any]) -> Iterator[tuple[str, Any]]:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    base = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    settings = Settings(public_base_url=base, **settings_kwargs)
-    app = create_app(settings)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="error", access_log=False, lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        if not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
-    try:
-        yield base, app
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-        sock.close()
+def serve(settings_kwargs: dict[str, Any]):
+    """The service on a free loopback port (the same helper the tests use)."""
+    return serving(lambda base: create_app(Settings(public_base_url=base, **settings_kwargs)), log_level="error")
 
 
 def _body(hook: str, patient: str, prefetch: dict[str, Any], query: dict | None, n: int) -> bytes:

@@ -7,11 +7,16 @@ pipeline), so a chart opened in the SMART page reuses the index its hooks alread
 from __future__ import annotations
 
 import logging
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from fastapi import FastAPI
 from medeventgraph.settings import Settings
 
-__all__ = ["create_app", "run"]
+__all__ = ["create_app", "run", "serving"]
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -31,3 +36,29 @@ def run(host: str, port: int, settings: Settings) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # access_log off: request lines carry patient ids, launch ids and authorization codes
     uvicorn.run(create_app(settings), host=host, port=port, access_log=False, log_level="info")
+
+
+@contextmanager
+def serving(make_app: Callable[[str], FastAPI], log_level: str = "warning") -> Iterator[tuple[str, FastAPI]]:
+    """Run `make_app(base_url)` under uvicorn on a free loopback port in a thread, for tests,
+    benchmarks and embedding: the app must know its own URL (JWT `aud`) before it starts."""
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    app = make_app(base)
+    server = uvicorn.Server(uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:  # readiness, not timing: the flag flips once the socket accepts
+        if not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.02)
+    try:
+        yield base, app
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()

@@ -4,11 +4,10 @@ service under uvicorn on a free loopback port, called over HTTP with httpx."""
 from __future__ import annotations
 
 import json
-import socket
-import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,8 +15,8 @@ from typing import Any
 import httpx
 import jwt
 import pytest
-import uvicorn
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from medeventgraph.app import serving
 from medeventgraph.cds_hooks import create_app
 from medeventgraph.settings import Settings
 
@@ -78,27 +77,16 @@ class Running:
         return self.http.post(url, json=body, headers=headers)
 
 
-def _serve(settings_kwargs: dict[str, Any]) -> Iterator[tuple[str, Any, Settings, uvicorn.Server]]:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    base = f"http://127.0.0.1:{port}"
-    settings = Settings(public_base_url=base, **settings_kwargs)
-    app = create_app(settings)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:  # readiness, not timing: the flag flips once the socket accepts
-        if not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
-    try:
-        yield base, app, settings, server
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-        sock.close()
+@contextmanager
+def _serve(settings_kwargs: dict[str, Any]) -> Iterator[tuple[str, Any, Settings]]:
+    made: dict[str, Settings] = {}
+
+    def make(base: str) -> Any:
+        made["settings"] = Settings(public_base_url=base, **settings_kwargs)
+        return create_app(made["settings"])
+
+    with serving(make) as (base, app):
+        yield base, app, made["settings"]
 
 
 @pytest.fixture(scope="session")
@@ -106,25 +94,20 @@ def service(keys: Keys, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ru
     folder = tmp_path_factory.mktemp("service")
     kwargs = {"trusted_issuers_file": keys.trust_file, "feedback_log": folder / "feedback.jsonl",
                   "smart_app_url": SMART_URL, "fhir_max_pages": 20, "cors_origins": ["https://sandbox.cds-hooks.org"]}
-    for base, app, settings, _ in _serve(kwargs):
-        with httpx.Client(timeout=120) as http:
-            yield Running(base, app, settings, keys, http)
+    with _serve(kwargs) as (base, app, settings), httpx.Client(timeout=120) as http:
+        yield Running(base, app, settings, keys, http)
 
 
 @pytest.fixture()
 def start_service(keys: Keys):
     """Start another service with other settings (torn down after the test)."""
-    gens = []
+    with ExitStack() as stack:
 
-    def start(**kwargs: Any) -> Running:
-        gen = _serve({"trusted_issuers_file": keys.trust_file, **kwargs})
-        base, app, settings, _ = next(gen)
-        gens.append(gen)
-        return Running(base, app, settings, keys, httpx.Client(timeout=120))
+        def start(**kwargs: Any) -> Running:
+            base, app, settings = stack.enter_context(_serve({"trusted_issuers_file": keys.trust_file, **kwargs}))
+            return Running(base, app, settings, keys, stack.enter_context(httpx.Client(timeout=120)))
 
-    yield start
-    for gen in gens:
-        next(gen, None)
+        yield start
 
 
 def assert_card_ok(card: dict[str, Any]) -> None:

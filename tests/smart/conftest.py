@@ -6,20 +6,15 @@ from __future__ import annotations
 
 import json
 import re
-import socket
-import threading
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
-import uvicorn
 from fastapi import FastAPI
-from medeventgraph.app import create_app
+from medeventgraph.app import create_app, serving
 from medeventgraph.settings import Settings
 
 from ..cds_hooks.conftest import assert_outcome
@@ -32,29 +27,6 @@ LANCE_ENCOUNTER = "716c6d0a-2a5d-0aaa-b305-d6399271a23d"
 __all__ = ["CLIENT_ID", "LANCE", "LANCE_ENCOUNTER", "Browser", "Service", "assert_outcome"]
 
 
-@contextmanager
-def serve(make_app: Any) -> Iterator[tuple[str, FastAPI]]:
-    """Run make_app(base_url) under uvicorn on a free loopback port (as tests/cds_hooks does)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    base = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    app = make_app(base)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:  # readiness, not timing: the flag flips once the socket accepts
-        if not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
-    try:
-        yield base, app
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-        sock.close()
-
-
 @pytest.fixture(scope="session")
 def ehr(fhir_server: str) -> Iterator[FakeEhr]:
     fake = FakeEhr(upstream=fhir_server, client_id=CLIENT_ID)
@@ -63,7 +35,7 @@ def ehr(fhir_server: str) -> Iterator[FakeEhr]:
         fake.base = base
         return fake.app()
 
-    with serve(make):
+    with serving(make):
         yield fake
 
 
@@ -97,7 +69,7 @@ def smart_service(ehr: FakeEhr) -> Iterator[Service]:
                                smart_client_id=CLIENT_ID, jwt_required=True)
         return create_app(holder["s"])
 
-    with serve(make) as (base, app):
+    with serving(make) as (base, app):
         yield Service(base, app, holder["s"], ehr)
 
 
