@@ -20,7 +20,7 @@ from medeventgraph.core.assess import assess
 from medeventgraph.core.chains import RankContext, Ranked, enumerate_paths, rank_paths, top_b
 from medeventgraph.core.contract import Candidate, contract, scope_unit
 from medeventgraph.core.graph import neighbours, personalized_pagerank
-from medeventgraph.core.grounding import ground_event
+from medeventgraph.core.grounding import Grounding, ground_event
 from medeventgraph.core.index import PatientIndex
 from medeventgraph.core.obligations import (
     init_obligations,
@@ -172,7 +172,7 @@ def controller_discovery(
     if unbindable:  # show what was found for the other events, best anchors first
         shown = list(dict.fromkeys(o for e in query.events for o in anchors.get(e.id, [])))
         candidates = [Candidate(occ[o], frozen_bind[o], o in historical) for o in shown[: settings.final_contexts]]
-    candidates, reserved = _with_decisive(index, query, settings, candidates)
+    candidates, reserved = _with_decisive(index, query, settings, candidates, groundings)
     meta: dict[str, Any] = {
         "discovery": "controller",
         "reserved": reserved,
@@ -197,7 +197,11 @@ def _can_ground(o: Occurrence, historical_display: bool) -> bool:
 
 
 def _with_decisive(
-    index: PatientIndex, query: VerificationQuery, settings: Settings, candidates: list[Candidate]
+    index: PatientIndex,
+    query: VerificationQuery,
+    settings: Settings,
+    candidates: list[Candidate],
+    groundings: dict[str, Grounding],
 ) -> tuple[list[Candidate], int]:
     """Add the items that decide the query over *every* grounded occurrence.
 
@@ -208,7 +212,7 @@ def _with_decisive(
     are always added (a search signal, like the others; the assessor still sees only the
     bundle).
     """
-    full = simple_discovery(index, query, settings)
+    full = simple_discovery(index, query, settings, groundings)
     bundle = contract(query, index.patient, full.candidates, index.record.resources, index.documents, index.episodes)
     assessment = assess(bundle)
     decisive = set(assessment.supporting) | set(assessment.countering)

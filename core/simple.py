@@ -60,10 +60,17 @@ def query_mentions(index: PatientIndex, query: VerificationQuery) -> list[Occurr
     return index.mentions_for(terms)
 
 
-def simple_discovery(index: PatientIndex, query: VerificationQuery, settings: Settings) -> Discovery:
+def simple_discovery(
+    index: PatientIndex,
+    query: VerificationQuery,
+    settings: Settings,
+    groundings: dict[str, Grounding] | None = None,
+) -> Discovery:
     """The spine's discovery: every grounded occurrence, hidden events by kind within the
-    scope units that hold the named events."""
-    groundings = ground_all(index, query)
+    scope units that hold the named events. `groundings` saves a caller that already has them
+    grounding the query twice."""
+    if groundings is None:
+        groundings = ground_all(index, query)
     occ = {**index.occurrences, **{o.id: o for o in query_mentions(index, query)}}
     candidates = [
         Candidate(occ[m.occurrence], (g.event,), m.historical_display)
