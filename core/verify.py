@@ -17,12 +17,9 @@ from medeventgraph.core.contract import EvidenceBundle, contract
 from medeventgraph.core.index import PatientIndex
 from medeventgraph.core.query import Scope, VerificationQuery
 from medeventgraph.core.report import to_verdict
-from medeventgraph.core.simple import DiscoverFn, Discovery, ground_all, query_mentions, simple_discovery
+from medeventgraph.core.simple import DiscoverFn, Discovery, ground_all, simple_discovery
 from medeventgraph.core.verdict import FailureType, Verdict
 from medeventgraph.settings import Settings
-
-# The spine tests import the pre-split private name; keep it.
-_query_mentions = query_mentions
 
 __all__ = ["Discovery", "decide", "default_discover", "ground_all", "simple_discovery", "verify_query"]
 
