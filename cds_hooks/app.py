@@ -13,11 +13,11 @@ from medeventgraph import __version__
 from medeventgraph.settings import Settings
 
 from . import routes_discovery, routes_feedback, routes_hooks
-from .auth import ReplayCache
 from .deps import ServiceState
 from .engine import Engine
 from .errors import install_error_handlers
 from .feedback_log import FeedbackLog
+from .replay import ReplayCache
 from .trust import load_trust_store
 from .watchlist import load_watchlist
 
@@ -31,7 +31,7 @@ def create_app(settings: Settings) -> FastAPI:
     state = ServiceState(
         settings=settings,
         trust=load_trust_store(settings.trusted_issuers_file, timeout=settings.fhir_timeout_seconds),
-        replay=ReplayCache(),
+        replay=ReplayCache(settings.jwt_replay_cache_size, leeway=settings.jwt_leeway_seconds),
         engine=Engine(settings),
         watchlist=load_watchlist(settings.watchlist_path),
         feedback=FeedbackLog(settings.feedback_log),

@@ -1,14 +1,15 @@
 """JWT checks on every CDS Hooks call (CDS Hooks 2.0, "Trusting CDS Clients").
 
 Accepted: RS384 or ES384 signed by a key of an allowlisted issuer, `aud` equal to the exact URL
-called, `exp` and `iat` valid within the leeway, and a `jti` not seen before (replay cache).
+called, `exp` and `iat` NumericDates valid within the leeway with `exp - iat` at most
+`jwt_max_lifetime_seconds`, and an `(iss, jti)` not seen before (replay.py).
 Everything else is a 401 whose diagnostics say which rule failed, never the token itself.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
+import math
 import time
 from typing import Any
 
@@ -17,6 +18,7 @@ from fastapi import Request
 from medeventgraph.settings import Settings
 
 from .errors import HookError
+from .replay import ReplayCache
 from .trust import TrustStore
 
 __all__ = ["ALGORITHMS", "ReplayCache", "called_url", "verify_request"]
@@ -26,29 +28,8 @@ log = logging.getLogger("medeventgraph.cds_hooks")
 # The spec names ES384 and RS384; `none` and HMAC (a shared secret nobody configured) never pass.
 ALGORITHMS = ("ES384", "RS384")
 _MAX_TOKEN_BYTES = 16_384
-_KEEP_AFTER_EXP = 600.0  # longer than any leeway, so an expired-then-accepted jti cannot recur
-
-
-class ReplayCache:
-    """`jti` values seen, kept until their token expires (bounded so it cannot grow unchecked)."""
-
-    def __init__(self, max_entries: int = 100_000):
-        self._seen: dict[tuple[str, str], float] = {}
-        self._max = max_entries
-        self._lock = threading.Lock()
-
-    def check_and_add(self, iss: str, jti: str, exp: float) -> bool:
-        now = time.time()
-        with self._lock:
-            if len(self._seen) >= self._max:
-                self._seen = {k: v for k, v in self._seen.items() if v + _KEEP_AFTER_EXP > now}
-                if len(self._seen) >= self._max:
-                    return False  # refuse rather than forget: forgetting would allow replay
-            key = (iss, jti)
-            if key in self._seen:
-                return False
-            self._seen[key] = exp
-            return True
+_MAX_JTI_CHARS = 256
+_MAX_NUMERIC_DATE = 253_402_300_799  # 9999-12-31T23:59:59Z: anything later is an attack, not a date
 
 
 def called_url(request: Request, settings: Settings) -> str:
@@ -62,6 +43,36 @@ def called_url(request: Request, settings: Settings) -> str:
 
 def _refuse(reason: str) -> HookError:
     return HookError(401, f"JWT refused: {reason}", code="security")
+
+
+def _numeric_date(claims: dict[str, Any], name: str) -> float:
+    """RFC 7519 NumericDate: a JSON number (not a string, not a boolean), finite and plausible."""
+    if name not in claims:
+        raise _refuse(f"missing claim {name}")
+    value = claims[name]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _refuse(f"{name} must be a NumericDate (a JSON number of seconds)")
+    if isinstance(value, float) and not math.isfinite(value) or not 0 <= value <= _MAX_NUMERIC_DATE:
+        raise _refuse(f"{name} is out of range")
+    return float(value)
+
+
+def _check_times(claims: dict[str, Any], settings: Settings, now: float | None = None) -> None:
+    """exp and iat are NumericDates, iat not in the future beyond the leeway, and the token's
+    lifetime `exp - iat` within `jwt_max_lifetime_seconds`: a ten-year token is refused even if
+    correctly signed, because a leaked one would be good for ten years and would pin a replay
+    cache entry for as long."""
+    now = time.time() if now is None else now
+    exp, iat = _numeric_date(claims, "exp"), _numeric_date(claims, "iat")
+    leeway = settings.jwt_leeway_seconds
+    if exp <= now - leeway:
+        raise _refuse("token expired")
+    if iat > now + leeway:
+        raise _refuse("iat is in the future")
+    if exp - iat > settings.jwt_max_lifetime_seconds:
+        raise _refuse(f"token lifetime exp - iat exceeds {settings.jwt_max_lifetime_seconds} s")
+    if exp < iat:
+        raise _refuse("exp is before iat")
 
 
 def verify_request(request: Request, settings: Settings, trust: TrustStore, replay: ReplayCache,
@@ -89,6 +100,11 @@ def verify_request(request: Request, settings: Settings, trust: TrustStore, repl
     iss = unverified.get("iss")
     if not isinstance(iss, str) or not trust.trusts(iss):
         raise _refuse("issuer is not trusted")
+    # Shape first, keys after: a malformed token never makes the service fetch a key set.
+    _check_times(unverified, settings)
+    jti = unverified.get("jti")
+    if not isinstance(jti, str) or not jti or len(jti) > _MAX_JTI_CHARS:
+        raise _refuse(f"jti must be a non-empty string of at most {_MAX_JTI_CHARS} characters")
     kid, jku = head.get("kid"), head.get("jku")
     want_kty = "EC" if alg == "ES384" else "RSA"
     keys = [k for k in trust.signing_keys(iss, kid if isinstance(kid, str) else None,
@@ -120,8 +136,6 @@ def verify_request(request: Request, settings: Settings, trust: TrustStore, repl
             raise _refuse(type(exc).__name__) from None
     else:
         raise _refuse("signature does not verify") from last
-    if not isinstance(claims.get("jti"), str) or not claims["jti"]:
-        raise _refuse("jti must be a non-empty string")
     if not replay.check_and_add(iss, claims["jti"], float(claims["exp"])):
         raise _refuse("jti was already used (replay)")
     return claims

@@ -1,8 +1,9 @@
 """Which JWT issuers the service trusts, and where each one's signing keys come from.
 
 Keys are pinned per issuer (a JWKS file) or fetched from a configured JWKS URL; the token's
-own `jku` header is used only for issuers whose entry allows it, and then only for URLs under
-an allowed prefix: otherwise anyone could sign a token and point `jku` at their own keys.
+own `jku` header is used only for issuers whose entry lists key-set URLs, and then only when it
+is exactly one of them (jku.py): otherwise anyone could sign a token and point `jku` at their
+own keys.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from typing import Any
 
 import httpx
 import jwt
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
+
+from .jku import normalise_key_set_url
 
 __all__ = ["TrustEntry", "TrustStore", "load_trust_store"]
 
@@ -31,10 +34,22 @@ class TrustEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
     jwks_file: Path | None = None
     jwks_url: str | None = None
-    # False, True (any https jku) or a list of URL prefixes the jku must start with
-    jku_allowed: bool | list[str] = False
+    # False, or the exact key-set URLs a token's jku may name (no prefixes, no "any")
+    jku_allowed: list[str] | bool = False
     note: str | None = None
     keys: list[dict[str, Any]] = Field(default_factory=list, exclude=True)
+
+    @field_validator("jku_allowed")
+    @classmethod
+    def _exact_urls(cls, value: list[str] | bool) -> list[str] | bool:
+        if value is True:
+            raise ValueError("jku_allowed: true (any URL) is not supported; list the exact key-set URLs")
+        if isinstance(value, list):
+            for url in value:
+                if normalise_key_set_url(url) is None or url.endswith("/"):
+                    raise ValueError(f"jku_allowed: {url!r} is not an exact https key-set URL (a URL, not a prefix; "
+                                     "no query, fragment, userinfo or dot-segments; http only to loopback)")
+        return value
 
     @model_validator(mode="after")
     def _some_key_source(self) -> TrustEntry:
@@ -42,12 +57,14 @@ class TrustEntry(BaseModel):
             raise ValueError("a trusted issuer needs jwks_file, jwks_url or jku_allowed")
         return self
 
-    def allows_jku(self, jku: str) -> bool:
-        if self.jku_allowed is True:
-            return jku.startswith("https://")
-        if isinstance(self.jku_allowed, list):
-            return any(jku.startswith(prefix) for prefix in self.jku_allowed)
-        return False
+    def allowed_jku(self, jku: str) -> str | None:
+        """The configured URL that `jku` names exactly, to fetch instead of the token's string."""
+        if not isinstance(self.jku_allowed, list):
+            return None
+        wanted = normalise_key_set_url(jku)
+        if wanted is None:
+            return None
+        return next((url for url in self.jku_allowed if normalise_key_set_url(url) == wanted), None)
 
 
 _ENTRIES = TypeAdapter(dict[str, TrustEntry | None])
@@ -107,8 +124,9 @@ class TrustStore:
         jwks = list(entry.keys)
         if entry.jwks_url:
             jwks += self._fetch(entry.jwks_url)
-        if jku and entry.allows_jku(jku):
-            jwks += self._fetch(jku)
+        allowed = entry.allowed_jku(jku) if jku else None
+        if allowed is not None:
+            jwks += self._fetch(allowed)
         out = []
         for jwk in jwks:
             if jwk.get("kty") not in _ALLOWED_KTY or (kid is not None and jwk.get("kid") != kid):

@@ -48,6 +48,9 @@ class Settings(BaseSettings):
     jwt_required: bool = True
     trusted_issuers_file: Path | None = None  # JSON: {"iss": {"jwks_file"|"jwks_url"|"jku_allowed": ...}}
     jwt_leeway_seconds: int = Field(default=10, ge=0, le=300)
+    jwt_max_lifetime_seconds: int = Field(default=3600, ge=60, le=86_400)  # longest exp - iat accepted
+    jwt_replay_cache_size: int = Field(default=100_000, ge=100)  # live (iss, jti) pairs remembered
+    max_request_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)  # request body limit (413 above)
     cors_origins: list[str] = Field(default_factory=lambda: ["*"])
     fhir_fetch_without_token: bool = False
     fhir_timeout_seconds: float = Field(default=10.0, gt=0)
