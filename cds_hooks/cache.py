@@ -44,7 +44,13 @@ class IndexCache(Generic[T]):
                     self._items.move_to_end(key)
                     self.hits += 1
                     return self._items[key]
-            value = build()
+            try:
+                value = build()
+            except BaseException:
+                # a refused or abandoned build leaves nothing behind (its gate included)
+                with self._lock:
+                    self._building.pop(key, None)
+                raise
             with self._lock:
                 self.misses += 1
                 self._items[key] = value
@@ -53,3 +59,8 @@ class IndexCache(Generic[T]):
                     self._items.popitem(last=False)
                 self._building.pop(key, None)
             return value
+
+    def building(self) -> int:
+        """Builds in progress (or waited on); for tests and the soak benchmark."""
+        with self._lock:
+            return len(self._building)

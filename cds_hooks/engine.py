@@ -10,11 +10,12 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any
 
+from medeventgraph.fhir_adapters.limits import InputLimits
 from medeventgraph.settings import Settings
 
 from .cache import IndexCache
 from .errors import HookError
-from .prefetch import PatientData, content_hash
+from .prefetch import PatientData, check_shapes, content_hash
 
 if TYPE_CHECKING:
     from medeventgraph.core.query import VerificationQuery
@@ -48,14 +49,16 @@ class Engine:
             return self._notes
 
     def index_for(self, patient: str, data: PatientData, source_name: str) -> Any:
-        digest = content_hash(data.resources)
+        limits = InputLimits.from_settings(self.settings)
+        digest = content_hash(data.resources, limits.max_json_depth)
 
         def build() -> Any:
             from medeventgraph.core.index import build_index
             from medeventgraph.fhir_adapters import ingest_json
 
-            result = ingest_json(data.as_bundle(), source_name=source_name,
-                                 max_note_chars=self.settings.max_note_chars)
+            # Only on a miss: content that was cached has been checked already.
+            check_shapes(data.resources, limits.max_json_depth)
+            result = ingest_json(data.as_bundle(), source_name=source_name, limits=limits)
             record = result.for_patient(patient)
             if not record.occurrences and not record.resources:
                 log.info("%s: no resources for the context patient", source_name)

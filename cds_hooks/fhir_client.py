@@ -19,6 +19,7 @@ log = logging.getLogger("medeventgraph.cds_hooks")
 
 # Clients and servers still use the DSTU2 media type; accept both, and plain JSON.
 FHIR_MEDIA_TYPES = ("application/fhir+json", "application/json+fhir", "application/json")
+_MAX_BUNDLE_DEPTH = 8
 _ACCEPT = "application/fhir+json, application/json+fhir;q=0.9, application/json;q=0.8"
 
 
@@ -26,16 +27,22 @@ class FhirFetchError(Exception):
     """The FHIR server could not give what was asked; the message names the request, not data."""
 
 
-def resources_of(value: Any) -> list[dict[str, Any]]:
-    """Resources in a prefetch value or response: a Bundle's entries, or a single resource."""
+def resources_of(value: Any, _depth: int = 0) -> list[dict[str, Any]]:
+    """Resources in a prefetch value or response: a Bundle's entries, or a single resource.
+
+    Wrong container types (`"entry": 5`, an entry that is not an object) give nothing for that
+    part; Bundles nested in Bundles are read to a fixed depth."""
     if not isinstance(value, dict) or not isinstance(value.get("resourceType"), str):
         return []
     if value["resourceType"] == "Bundle":
+        entries = value.get("entry")
+        if not isinstance(entries, list) or _depth >= _MAX_BUNDLE_DEPTH:
+            return []
         out = []
-        for entry in value.get("entry") or []:
+        for entry in entries:
             res = entry.get("resource") if isinstance(entry, dict) else None
             if isinstance(res, dict) and isinstance(res.get("resourceType"), str):
-                out.extend(resources_of(res) if res["resourceType"] == "Bundle" else [res])
+                out.extend(resources_of(res, _depth + 1) if res["resourceType"] == "Bundle" else [res])
         return out
     if value["resourceType"] == "OperationOutcome":
         return []
@@ -43,7 +50,8 @@ def resources_of(value: Any) -> list[dict[str, Any]]:
 
 
 def next_link(bundle: dict[str, Any]) -> str | None:
-    for link in bundle.get("link") or []:
+    links = bundle.get("link")
+    for link in links if isinstance(links, list) else []:
         if isinstance(link, dict) and link.get("relation") == "next" and isinstance(link.get("url"), str):
             return link["url"]
     return None

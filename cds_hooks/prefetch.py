@@ -16,13 +16,14 @@ from urllib.parse import quote
 
 import httpx
 import orjson
+from medeventgraph.fhir_adapters.json_shape import shape_problem
 from medeventgraph.settings import Settings
 
 from .errors import HookError
 from .fhir_client import FhirClient, FhirFetchError, next_link, resources_of
 from .models import HookRequest
 
-__all__ = ["PATIENT_PREFETCH", "PatientData", "content_hash", "gather", "render_template"]
+__all__ = ["PATIENT_PREFETCH", "PatientData", "check_shapes", "content_hash", "gather", "render_template"]
 
 log = logging.getLogger("medeventgraph.cds_hooks")
 
@@ -38,6 +39,7 @@ PATIENT_PREFETCH: dict[str, str] = {
     "documents": "DocumentReference?patient={{context.patientId}}",
 }
 
+_FHIR_ID = re.compile(r"[A-Za-z0-9\-.]{1,64}")
 _TOKEN = re.compile(r"\{\{\s*context\.([A-Za-z0-9_]+)\s*\}\}")
 
 
@@ -85,11 +87,39 @@ def _dedupe(resources: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [seen[k] for k in sorted(seen)] + anonymous
 
 
-def content_hash(resources: list[dict[str, Any]]) -> str:
-    """Hash of the resources' canonical JSON: the cache key for a built index."""
+def _refusal(position: int, res: dict[str, Any], max_depth: int) -> HookError | None:
+    problem = shape_problem(res, max_depth)
+    if problem is None:
+        return None
+    rtype = res.get("resourceType")
+    rid = res.get("id")
+    name = f"{rtype}/{rid}" if isinstance(rid, str) and _FHIR_ID.fullmatch(rid) else f"{rtype} #{position}"
+    at = f" at {problem.path}" if problem.path else ""
+    limit = f" (limit MEG_MAX_JSON_DEPTH={max_depth})" if problem.code == "structure" else ""
+    return HookError(400, f"prefetch resource {name}: {problem.rule}{at}{limit}", code=problem.code,
+                     expression=("prefetch",))
+
+
+def check_shapes(resources: list[dict[str, Any]], max_depth: int) -> None:
+    """400 for the first resource the record's readers and hashers cannot take (fhir_adapters.json_shape)."""
+    for i, res in enumerate(resources):
+        refusal = _refusal(i, res, max_depth)
+        if refusal is not None:
+            raise refusal
+
+
+def content_hash(resources: list[dict[str, Any]], max_depth: int = 250) -> str:
+    """Hash of the resources' canonical JSON: the cache key for a built index.
+
+    A resource orjson cannot encode (a lone surrogate, an integer past 64 bits, nesting past its
+    recursion limit) is refused with a 400 naming the rule, not left to fail as a 500."""
     h = hashlib.sha256()
-    for res in resources:
-        h.update(orjson.dumps(res, option=orjson.OPT_SORT_KEYS))
+    for i, res in enumerate(resources):
+        try:
+            h.update(orjson.dumps(res, option=orjson.OPT_SORT_KEYS))
+        except orjson.JSONEncodeError:
+            raise _refusal(i, res, max_depth) or HookError(400, f"prefetch resource #{i}: not encodable as JSON",
+                                                           code="structure", expression=("prefetch",)) from None
         h.update(b"\n")
     return h.hexdigest()
 

@@ -16,11 +16,23 @@ from enum import Enum
 from medeventgraph.core.query import RelationType
 from medeventgraph.occurrence import GRANULARITY_SPAN, EventTime
 
-__all__ = ["Comparison", "Span", "Timing", "Window", "compare", "span_of"]
+__all__ = ["Comparison", "Span", "Timing", "Window", "compare", "shift", "span_of"]
 
-MIN_TIME = datetime.min.replace(tzinfo=UTC) + timedelta(days=400)
-MAX_TIME = datetime.max.replace(tzinfo=UTC) - timedelta(days=400)
+_FLOOR = datetime.min.replace(tzinfo=UTC)
+_CEILING = datetime.max.replace(tzinfo=UTC)
+MIN_TIME = _FLOOR + timedelta(days=400)
+MAX_TIME = _CEILING - timedelta(days=400)
 _TICK = timedelta(microseconds=1)
+
+
+def shift(dt: datetime, delta: timedelta) -> datetime:
+    """`dt + delta`, saturating at the ends of the datetime range instead of raising
+    OverflowError: records hold stamps such as 0001-01-01 and 9999-12-31 (placeholders for
+    "unknown" and "no end"), and padding or widening them must not fail."""
+    try:
+        return dt + delta
+    except OverflowError:
+        return _CEILING if delta > timedelta(0) else _FLOOR
 
 
 class Timing(str, Enum):
@@ -43,7 +55,7 @@ class Span:
 
 
 def _window(dt: datetime, t: EventTime) -> Window:
-    return Window(dt, dt + GRANULARITY_SPAN[t.granularity] - _TICK)
+    return Window(dt, shift(dt, GRANULARITY_SPAN[t.granularity] - _TICK))
 
 
 def span_of(time: EventTime, documented: EventTime | None = None, open_end: bool = False) -> Span | None:

@@ -18,6 +18,7 @@ from medeventgraph.core.lexicon import Lexicon, normalize_text
 from medeventgraph.core.query import EventSpec, VerificationQuery
 from medeventgraph.core.replan import MAX_HITS, Policy
 from medeventgraph.core.store import ContextStore
+from medeventgraph.core.timing import shift
 from medeventgraph.occurrence import Occurrence
 
 __all__ = ["COUNTER_CUES", "Hit", "bind", "event_terms", "query_texts", "retrieve"]
@@ -116,7 +117,7 @@ def _metadata(
     if not times:
         return []
     pad = timedelta(hours=policy.window_hours)
-    start, end = min(times) - pad, max(times) + pad
+    start, end = shift(min(times), -pad), shift(max(times), pad)
     encounters = {a.encounter for a in anchors if a.encounter}
     if policy.follow_episode:
         keys = {episodes.get(e) for e in encounters} - {None}

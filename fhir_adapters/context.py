@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from medeventgraph.fhir_adapters.elements import as_list, concept
+from medeventgraph.fhir_adapters.limits import InputLimits
 from medeventgraph.fhir_adapters.references import ReferenceIndex, reference_string
 from medeventgraph.fhir_adapters.resource_types import OCCURRENCE_TYPES
 from medeventgraph.occurrence import Concept, NoteDocument, Occurrence
@@ -21,13 +22,14 @@ class MapContext:
         resources: dict[str, dict[str, Any]],
         owner: dict[str, str],
         encounter_episode: dict[str, str],
-        max_note_chars: int,
+        limits: InputLimits,
     ):
         self.index = index
         self.resources = resources
         self.owner = owner
         self.encounter_episode = encounter_episode
-        self.max_note_chars = max_note_chars
+        self.limits = limits
+        self.max_note_chars = limits.max_note_chars
         self.occurrences: list[Occurrence] = []
         self.documents: list[NoteDocument] = []
         self.issues: list[Issue] = []

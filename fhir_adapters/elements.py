@@ -6,6 +6,7 @@ malformed element degrades one field, never the whole ingest.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from medeventgraph.occurrence import Coding, Concept, Value
@@ -94,11 +95,14 @@ def first_code(cc: Any) -> str | None:
 
 
 def _number(x: Any) -> float | None:
-    if isinstance(x, bool):
+    """A finite JSON number as float; anything else (a bool, NaN, an integer past float range) is no number."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
         return None
-    if isinstance(x, (int, float)):
-        return float(x)
-    return None
+    try:
+        value = float(x)
+    except OverflowError:
+        return None
+    return value if math.isfinite(value) else None
 
 
 def quantity_value(q: Any) -> tuple[float | None, str | None]:

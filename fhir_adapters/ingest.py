@@ -20,6 +20,8 @@ from typing import Any
 
 import orjson
 from medeventgraph.fhir_adapters.context import MapContext
+from medeventgraph.fhir_adapters.json_shape import shape_problem
+from medeventgraph.fhir_adapters.limits import DEFAULT_LIMITS, InputLimits
 from medeventgraph.fhir_adapters.mappers import MAPPERS
 from medeventgraph.fhir_adapters.reader import RawItem, items_from_json, read_paths
 from medeventgraph.fhir_adapters.record import IngestResult
@@ -30,7 +32,12 @@ from medeventgraph.outcome import InputError, Issue
 
 __all__ = ["DEFAULT_MAX_NOTE_CHARS", "ingest_items", "ingest_json", "load_paths"]
 
-DEFAULT_MAX_NOTE_CHARS = 200_000
+DEFAULT_MAX_NOTE_CHARS = DEFAULT_LIMITS.max_note_chars
+
+
+def _limits(limits: InputLimits | None, max_note_chars: int | None) -> InputLimits:
+    limits = limits or DEFAULT_LIMITS
+    return limits if max_note_chars is None else replace(limits, max_note_chars=max_note_chars)
 
 
 @contextmanager
@@ -56,7 +63,7 @@ def _where(loc: str, what: str) -> str:
 
 
 def _index(items: list[RawItem], resources: dict[str, dict[str, Any]], index: ReferenceIndex,
-           locations: dict[str, str], issues: list[Issue]) -> None:
+           locations: dict[str, str], issues: list[Issue], max_depth: int) -> None:
     for item in items:
         res, loc = item.resource, item.location
         if not isinstance(res, dict):
@@ -68,6 +75,11 @@ def _index(items: list[RawItem], resources: dict[str, dict[str, Any]], index: Re
             continue
         if rtype not in KNOWN_RESOURCE_TYPES:
             issues.append(Issue("error", "not-supported", f"{loc or 'input'}: resourceType is not a FHIR R4 resource"))
+            continue
+        problem = shape_problem(res, max_depth)
+        if problem is not None:
+            at = f" at {problem.path}" if problem.path else ""
+            issues.append(Issue("error", problem.code, f"{loc or 'input'}: {rtype}: {problem.rule}{at}; skipped"))
             continue
         rid = res.get("id")
         if isinstance(rid, str) and rid and "/" not in rid:
@@ -170,16 +182,17 @@ def _episodes(resources: dict[str, dict[str, Any]], index: ReferenceIndex, owner
 
 
 def ingest_items(items: list[RawItem], issues: list[Issue] | None = None, *,
-                 max_note_chars: int = DEFAULT_MAX_NOTE_CHARS) -> IngestResult:
+                 limits: InputLimits | None = None, max_note_chars: int | None = None) -> IngestResult:
+    limits = _limits(limits, max_note_chars)
     result = IngestResult()
     if issues:
         result.issues.extend(issues)
     resources = result.resources
     index = ReferenceIndex(resources)
     locations: dict[str, str] = {}
-    _index(items, resources, index, locations, result.issues)
+    _index(items, resources, index, locations, result.issues, limits.max_json_depth)
     _ownership(resources, index, locations, result.owner, result.issues)
-    ctx = MapContext(index, resources, result.owner, _episodes(resources, index, result.owner), max_note_chars)
+    ctx = MapContext(index, resources, result.owner, _episodes(resources, index, result.owner), limits)
     owner = result.owner
     for key, res in resources.items():
         mapper = MAPPERS.get(key.partition("/")[0])
@@ -227,7 +240,7 @@ def _bound_by_encounter_end(documents: list[NoteDocument], occurrences: list[Occ
 
 
 def ingest_json(data: bytes | str | dict | list, *, source_name: str = "input",
-                max_note_chars: int = DEFAULT_MAX_NOTE_CHARS) -> IngestResult:
+                limits: InputLimits | None = None, max_note_chars: int | None = None) -> IngestResult:
     """A Bundle (any type), a single resource, or a list of both (a CDS Hooks prefetch).
 
     Bytes/str that are not JSON at all raise InputError: there is nothing else to go on with."""
@@ -238,14 +251,16 @@ def ingest_json(data: bytes | str | dict | list, *, source_name: str = "input",
             except orjson.JSONDecodeError:
                 raise InputError(Issue("fatal", "structure", f"{source_name}: malformed JSON")) from None
         items, issues = items_from_json(data)
-        return ingest_items(items, issues, max_note_chars=max_note_chars)
+        return ingest_items(items, issues, limits=_limits(limits, max_note_chars))
 
 
-def load_paths(paths: Iterable[str | Path], *, max_note_chars: int = DEFAULT_MAX_NOTE_CHARS) -> IngestResult:
+def load_paths(paths: Iterable[str | Path], *, limits: InputLimits | None = None,
+               max_note_chars: int | None = None) -> IngestResult:
     """Bundle/resource JSON files, NDJSON (plain or .gz) files, or folders of them, read as one
     input so that references across files (NDJSON per type, companion bundles) resolve."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
     with _gc_paused():
-        items, issues = read_paths(paths)
-        return ingest_items(items, issues, max_note_chars=max_note_chars)
+        limits = _limits(limits, max_note_chars)
+        items, issues = read_paths(paths, max_inflated_bytes=limits.max_inflated_bytes)
+        return ingest_items(items, issues, limits=limits)

@@ -32,7 +32,7 @@ _STRUCTURED = Origin.STRUCTURED
 def _texts(ctx: MapContext, attachments: list[tuple[int, Any]], field: str) -> tuple[NoteText, ...]:
     out: list[NoteText] = []
     for i, att in attachments:
-        text, problems = decode_attachment(att, i, ctx.max_note_chars, field)
+        text, problems = decode_attachment(att, i, ctx.max_note_chars, field, max_bytes=ctx.limits.max_note_bytes)
         for p in problems:
             ctx.issue(p.severity, p.code, p.message, f"{field}[{i}]")
         if text is not None:

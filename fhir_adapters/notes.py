@@ -7,30 +7,29 @@ The text returned here is exactly what the NLP stage indexes, so note-span offse
 from __future__ import annotations
 
 import binascii
-import html
+import codecs
 import re
 from typing import Any
 
+from medeventgraph.fhir_adapters.html_text import VisibleText
 from medeventgraph.occurrence import NoteText
 
 __all__ = ["TEXT_TYPES", "AttachmentProblem", "decode_attachment", "html_to_text"]
 
 TEXT_TYPES = frozenset({"text/plain", "text/html", "application/xhtml+xml", "text/markdown"})
 
-_DROP_BLOCKS = re.compile(r"<(script|style|head)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
-_BREAKS = re.compile(r"<\s*(br|/p|/div|/li|/tr|/h[1-6]|/table|/ul|/ol)\b[^>]*>", re.IGNORECASE)
-_TAGS = re.compile(r"<[^>]*>")
 _WS = re.compile(r"[ \t\r\f\v]+")
 _MANY_NL = re.compile(r"\n{3,}")
 
 
 def html_to_text(markup: str) -> str:
-    """Visible text of an HTML fragment, block ends kept as line breaks."""
-    text = _DROP_BLOCKS.sub("", markup)
-    text = _BREAKS.sub("\n", text)
-    text = _TAGS.sub("", text)
-    text = html.unescape(text)
-    text = _WS.sub(" ", text)
+    """Visible text of an HTML fragment, block ends kept as line breaks. Linear in its length
+    (see `VisibleText`)."""
+    parser = VisibleText()
+    for start in range(0, len(markup), VisibleText.CHUNK):
+        parser.feed(markup[start:start + VisibleText.CHUNK])
+    parser.close()
+    text = _WS.sub(" ", parser.text())
     text = "\n".join(line.strip() for line in text.split("\n"))
     return _MANY_NL.sub("\n\n", text).strip()
 
@@ -46,20 +45,31 @@ class AttachmentProblem:
         self.message = message
 
 
-def _b64(data: str) -> bytes:
-    try:
-        return binascii.a2b_base64(data, strict_mode=True)
-    except binascii.Error:
+def _b64(data: str, max_bytes: int) -> tuple[bytes, bool]:
+    """The first `max_bytes` decoded bytes, and whether there were more; only the prefix that
+    gives them is decoded, so an oversized attachment costs no more than the limit."""
+    if any(c in data for c in " \t\r\n"):
         # FHIR base64Binary allows whitespace between groups; strict mode does not.
-        return binascii.a2b_base64("".join(data.split()), strict_mode=True)
+        data = "".join(data.split())
+    keep = 4 * -(-max_bytes // 3)  # 4 characters of base64 give 3 bytes
+    raw = binascii.a2b_base64(data[:keep], strict_mode=True)
+    return raw[:max_bytes], len(data) > keep or len(raw) > max_bytes
+
+
+def _decode(raw: bytes, charset: str, truncated: bool) -> str:
+    """Bytes -> text; a multi-byte character cut by the byte limit is dropped, not an error."""
+    decoder = codecs.getincrementaldecoder(charset)(errors="strict")
+    return decoder.decode(raw, final=not truncated)
 
 
 def decode_attachment(
-    att: Any, index: int, max_chars: int, field: str = "attachment"
+    att: Any, index: int, max_chars: int, field: str = "attachment", *, max_bytes: int = 2_000_000
 ) -> tuple[NoteText | None, list[AttachmentProblem]]:
     """Decoded text of one text attachment (or None), and what went wrong, if anything.
 
-    Problems are phrased with `field[index]` (e.g. `content[0]`) and never quote the data."""
+    `max_bytes` bounds the decoded bytes read (before charset decoding and HTML stripping),
+    `max_chars` the text kept after them. Problems are phrased with `field[index]` (e.g.
+    `content[0]`) and never quote the data."""
     where = f"{field}[{index}]"
     if not isinstance(att, dict):
         return None, [AttachmentProblem("warning", "structure", f"{where} is not an object")]
@@ -78,17 +88,20 @@ def decode_attachment(
     if not isinstance(data, str):
         return None, [AttachmentProblem("error", "structure", f"{where} data is not a string")]
     try:
-        raw = _b64(data)
+        raw, cut = _b64(data, max_bytes)
     except (binascii.Error, ValueError):
         return None, [AttachmentProblem("error", "invalid", f"{where} data is not valid base64")]
+    problems: list[AttachmentProblem] = []
+    if cut:
+        problems.append(AttachmentProblem("warning", "too-long",
+                                          f"{where} decoded data truncated to {max_bytes} bytes (max_note_bytes)"))
     charset = "utf-8"
     for param in params.split(";"):
         name, _, value = param.partition("=")
         if name.strip().lower() == "charset" and value.strip():
             charset = value.strip().strip('"')
-    problems: list[AttachmentProblem] = []
     try:
-        text = raw.decode(charset)
+        text = _decode(raw, charset, cut)
     except (LookupError, UnicodeDecodeError):
         text = raw.decode("utf-8", errors="replace")
         problems.append(AttachmentProblem("warning", "invalid",

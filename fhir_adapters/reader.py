@@ -7,7 +7,6 @@ InputError, since the caller asked for it explicitly.
 
 from __future__ import annotations
 
-import gzip
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -20,6 +19,34 @@ __all__ = ["FILE_SUFFIXES", "RawItem", "items_from_json", "parse_json_bytes", "r
 
 FILE_SUFFIXES = (".json", ".ndjson", ".json.gz", ".ndjson.gz")
 _MAX_BUNDLE_DEPTH = 8
+_GZIP = 16 + zlib.MAX_WBITS
+DEFAULT_MAX_INFLATED = 256 * 1024 * 1024
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def inflate(data: bytes, cap: int) -> bytes:
+    """Decompress a gzip file (every member) in steps, never holding more than `cap` output bytes.
+
+    Raises _TooLarge past the cap (so a small file that inflates to gigabytes costs at most
+    `cap` of memory and the time to produce it), zlib.error/EOFError when it is not gzip."""
+    out = bytearray()
+    pending = data
+    while pending:
+        inflater = zlib.decompressobj(_GZIP)
+        while pending:
+            out += inflater.decompress(pending, cap + 1 - len(out))
+            if len(out) > cap:
+                raise _TooLarge
+            pending = inflater.unconsumed_tail
+            if inflater.eof:
+                break
+        if not inflater.eof:
+            raise EOFError("gzip stream ends early")
+        pending = inflater.unused_data
+    return bytes(out)
 
 
 class RawItem:
@@ -112,12 +139,16 @@ def _ndjson(text: bytes, name: str, out: list[RawItem], issues: list[Issue]) -> 
         issues.extend(item_issues)
 
 
-def _read_file(p: Path, out: list[RawItem], issues: list[Issue]) -> None:
+def _read_file(p: Path, out: list[RawItem], issues: list[Issue], max_inflated: int) -> None:
     data = _read_bytes(p)
     name = p.name.lower()
     if name.endswith(".gz") or data[:2] == b"\x1f\x8b":
         try:
-            data = gzip.decompress(data)
+            data = inflate(data, max_inflated)
+        except _TooLarge:
+            issues.append(Issue("error", "too-long", f"{p}: decompresses to more than {max_inflated} bytes "
+                                                     "(max_inflated_bytes); skipped"))
+            return
         except (OSError, EOFError, zlib.error):
             issues.append(Issue("error", "structure", f"{p}: not a readable gzip file; skipped"))
             return
@@ -149,7 +180,8 @@ def _read_file(p: Path, out: list[RawItem], issues: list[Issue]) -> None:
     issues.extend(item_issues)
 
 
-def read_paths(paths: Iterable[str | Path]) -> tuple[list[RawItem], list[Issue]]:
+def read_paths(paths: Iterable[str | Path], *,
+               max_inflated_bytes: int = DEFAULT_MAX_INFLATED) -> tuple[list[RawItem], list[Issue]]:
     out: list[RawItem] = []
     issues: list[Issue] = []
     for raw_path in paths:
@@ -160,9 +192,9 @@ def read_paths(paths: Iterable[str | Path]) -> tuple[list[RawItem], list[Issue]]
             except OSError as e:
                 raise InputError(Issue("fatal", "exception", f"{p}: cannot be listed ({type(e).__name__})")) from None
             for f in files:
-                _read_file(f, out, issues)
+                _read_file(f, out, issues, max_inflated_bytes)
         elif p.is_file():
-            _read_file(p, out, issues)
+            _read_file(p, out, issues, max_inflated_bytes)
         else:
             raise InputError(Issue("fatal", "not-found", f"{p}: no such file or folder"))
     return out, issues

@@ -12,6 +12,7 @@ from medeventgraph.core.query import VerificationQuery
 from medeventgraph.core.verdict import Verdict
 from medeventgraph.core.verify import verify_query
 from medeventgraph.fhir_adapters.ingest import ingest_json, load_paths
+from medeventgraph.fhir_adapters.limits import InputLimits
 from medeventgraph.fhir_adapters.record import IngestResult, PatientRecord
 from medeventgraph.outcome import InputError, Issue
 from medeventgraph.settings import Settings
@@ -23,10 +24,10 @@ def load(source: Any, *, settings: Settings | None = None) -> IngestResult:
     """Paths (files, folders) or in-memory FHIR JSON (a Bundle, a resource, a list of them)."""
     settings = settings or Settings()
     if isinstance(source, (str, Path)) and not (isinstance(source, str) and source.lstrip().startswith(("{", "["))):
-        return load_paths([source], max_note_chars=settings.max_note_chars)
+        return load_paths([source], limits=InputLimits.from_settings(settings))
     if isinstance(source, (list, tuple)) and source and all(isinstance(s, (str, Path)) for s in source):
-        return load_paths(source, max_note_chars=settings.max_note_chars)
-    return ingest_json(source, max_note_chars=settings.max_note_chars)
+        return load_paths(source, limits=InputLimits.from_settings(settings))
+    return ingest_json(source, limits=InputLimits.from_settings(settings))
 
 
 def select_patient(result: IngestResult, patient: str | None) -> PatientRecord:

@@ -32,7 +32,12 @@ class Settings(BaseSettings):
     memory: bool = False
     memory_path: Path | None = None
     notes: bool = True  # run the note NLP pipeline over DocumentReference/DiagnosticReport text
-    max_note_chars: int = Field(default=200_000, ge=1_000)
+    max_note_chars: int = Field(default=200_000, ge=1_000)  # text per attachment, after HTML stripping
+    # input limits (fhir_adapters/limits.py): decoded attachment bytes read before stripping, one
+    # resource's JSON nesting (the hasher, orjson, stops at 255), one gzip file decompressed
+    max_note_bytes: int = Field(default=2_000_000, ge=1_000)
+    max_json_depth: int = Field(default=100, ge=8, le=250)
+    max_inflated_bytes: int = Field(default=256 * 1024 * 1024, ge=1024)
     cache_dir: Path | None = None
 
     # assessor (paper Eq. 6-8): "llm" asks an OpenAI-compatible endpoint (e.g. vLLM) for the

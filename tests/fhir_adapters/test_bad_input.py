@@ -223,3 +223,80 @@ def test_gc_state_restored(tmp_path):
     assert gc.isenabled()
     ingest_json({"resourceType": "Patient", "id": "p"})
     assert gc.isenabled()
+
+
+def _deep(levels: int) -> dict:
+    value: dict = {"url": "x"}
+    for _ in range(levels):
+        value = {"url": "x", "extension": [value]}
+    return value
+
+
+def test_too_deep_resource_is_skipped_with_an_issue(tmp_path, make_bundle):
+    """orjson (the record hasher) stops at 255 levels: a deeper resource used to crash the CLI."""
+    (tmp_path / "a.json").write_bytes(orjson.dumps(make_bundle(_obs("o1"), _obs("deep", extension=[_deep(60)]))))
+    r = load_paths([tmp_path / "a.json"])
+    assert [o.id for o in r.occurrences] == ["Observation/o1"]
+    [issue] = [i for i in r.issues if "nested deeper" in i.diagnostics]
+    assert issue.severity == "error" and issue.code == "structure"
+    assert "nested deeper than 100 levels at extension[0].extension[0]" in issue.diagnostics
+    assert "Bundle.entry[2]" in issue.diagnostics
+    from medeventgraph.core.index import content_hash
+
+    content_hash(r.for_patient("p1"))  # the kept record hashes
+    _no_phi(r)
+
+
+def test_unencodable_values_from_the_python_api_are_skipped(make_bundle):
+    r = ingest_json(make_bundle(_obs("o1"), _obs("s", valueString="a\ud800"), _obs("i", valueInteger=2**70),
+                                _obs("k", extension=[{1: "x"}])))
+    assert [o.id for o in r.occurrences] == ["Observation/o1"]
+    rules = sorted(i.diagnostics.split(": ", 2)[-1] for i in r.issues)
+    assert rules == ["integer outside the 64-bit range at valueInteger; skipped",
+                     "object key is not a string at extension[0]; skipped",
+                     "string is not valid Unicode (lone UTF-16 surrogate) at valueString; skipped"]
+
+
+def test_non_finite_number_is_no_value(make_bundle):
+    r = ingest_json(make_bundle(_obs("o1", valueQuantity={"value": float("inf")}),
+                                _obs("o2", valueInteger=float("nan"), valueString=None)))
+    values = {o.id: o.value for o in r.occurrences}
+    assert {o: (v.quantity if v else None) for o, v in values.items()} == {"Observation/o1": None, "Observation/o2": None}
+
+
+def _gzip_bomb(path, inflated_mib: int) -> int:
+    """`inflated_mib` MiB of zeros as repeated gzip members: small on disk, huge inflated."""
+    member = gzip.compress(b"\0" * (16 * 1024 * 1024), compresslevel=9)
+    with open(path, "wb") as f:
+        f.writelines(member for _ in range(inflated_mib // 16))
+    return path.stat().st_size
+
+
+def test_gzip_bomb_is_refused_in_bounded_memory(tmp_path, make_bundle):
+    import tracemalloc
+
+    size = _gzip_bomb(tmp_path / "bomb.ndjson.gz", 1024)  # 1 GiB inflated
+    assert size < 2 * 1024 * 1024
+    with gzip.open(tmp_path / "good.ndjson.gz", "wb") as f:
+        f.write(orjson.dumps(_obs("o4")) + b"\n")
+    from medeventgraph.fhir_adapters.limits import InputLimits
+
+    tracemalloc.start()
+    try:
+        r = load_paths([tmp_path], limits=InputLimits(max_inflated_bytes=4 * 1024 * 1024))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 1024 * 1024  # the cap (4 MiB) and the file (1 MiB), not the gigabyte
+    assert [o.id for o in r.occurrences] == ["Observation/o4"]
+    [issue] = [i for i in r.issues if "bomb" in i.diagnostics]
+    assert issue.code == "too-long" and "decompresses to more than 4194304 bytes" in issue.diagnostics
+
+
+def test_multi_member_and_truncated_gzip(tmp_path):
+    good = gzip.compress(orjson.dumps(_obs("o1")) + b"\n") + gzip.compress(orjson.dumps(_obs("o2")) + b"\n")
+    (tmp_path / "two.ndjson.gz").write_bytes(good)
+    (tmp_path / "cut.ndjson.gz").write_bytes(gzip.compress(orjson.dumps(_obs("o3")) * 50)[:-30])
+    r = load_paths([tmp_path])
+    assert sorted(o.id for o in r.occurrences) == ["Observation/o1", "Observation/o2"]
+    assert any("cut.ndjson.gz" in i.diagnostics and "gzip" in i.diagnostics for i in r.issues)
