@@ -46,7 +46,7 @@ def _patient_view(state: ServiceState, ctx: PatientViewContext, data: PatientDat
         query, verdict = min(results, key=lambda qv: _RANK[qv[1].verdict.value])
         if wants_card(verdict.verdict.value, settings):
             cards.append(verdict_card(verdict, query, settings, title=watch.title, topic=watch.topic,
-                                      adverse=watch.adverse, patient=ctx.patientId))
+                                      adverse=watch.adverse, patient=ctx.patientId, encounter=ctx.encounterId))
     return cards
 
 
@@ -66,10 +66,11 @@ def _orders(state: ServiceState, ctx: OrderContext, data: PatientData, hook: str
                 best[outcome] = (query, verdict, watch)
         for outcome, (query, verdict, watch) in best.items():
             if wants_card(verdict.verdict.value, settings):
-                exposure = query.events[0].text
-                title = f"{drug.name} ordered; record: {outcome} after earlier {exposure}"
+                title = f"Checked because {drug.name} is being ordered ({watch.title.lower()})"
                 cards.append(verdict_card(verdict, query, settings, title=title, topic=watch.topic,
-                                          adverse=True, patient=ctx.patientId))
+                                          adverse=True, patient=ctx.patientId,
+                                          lead=f"{drug.name[:1].upper()}{drug.name[1:]} ordered",
+                                          encounter=ctx.encounterId))
     return cards
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -57,20 +58,30 @@ def _cards(resp) -> list[dict]:
     return cards
 
 
+# Scores, ISO durations, failure codes and engine words belong in the audit line only.
+INTERNAL = re.compile(r"S\+|S−|\bP\d+[DWH]\b|\bPT\d|sha256|missing_endpoint|unresolved_|opposite_order|"
+                      r"scope unit|granularity|\(second\)")
+
+
 def test_patient_view_every_synthea_patient_from_prefetch(service, synthea_dir):
     for path in _synthea_files(synthea_dir):
         pid, by_type = load_patient(path)
-        _cards(service.post(PATIENT_VIEW, _request("patient-view", pid, prefetch_for(by_type))))
+        for card in _cards(service.post(PATIENT_VIEW, _request("patient-view", pid, prefetch_for(by_type)))):
+            above, audit = card["detail"].rsplit("\n---\n", 1)
+            assert not INTERNAL.search(card["summary"] + above), card
+            assert audit.startswith("`Audit: ") and "bundle sha256:" in audit
 
 
 def test_patient_view_warns_on_documented_aki_after_vancomycin(service, aki):
     pid, by_type = aki
     cards = _cards(service.post(PATIENT_VIEW, _request("patient-view", pid, prefetch_for(by_type))))
-    [card] = [c for c in cards if "nephrotoxic" in c["summary"].lower() or "kidney" in c["summary"].lower()]
+    [card] = [c for c in cards if c["summary"].startswith("AKI")]
     assert card["indicator"] == "warning"
     assert "`MedicationAdministration/meg-aki-vanc-1`" in card["detail"]
     assert "`Condition/meg-aki-cond-1`" in card["detail"]
-    assert "2023-03-02T10:00:00Z" in card["detail"]
+    assert "**2 Mar 2023 10:00** · Medication given: **Vancomycin 1 g IV**" in card["detail"]
+    assert card["summary"] == "AKI documented 2 days 23 hours after vancomycin (2 → 5 Mar 2023)"
+    assert card["detail"].startswith("_Kidney injury after a nephrotoxic drug_")
     assert card["source"]["topic"]["code"] == "drug-safety"
     assert card["overrideReasons"]
     assert card["links"][0]["type"] == "smart" and card["links"][0]["url"] == SMART_URL
@@ -165,8 +176,10 @@ def test_verify_hook_returns_the_verdict_card(service, aki):
     pid, by_type = aki
     cards = _cards(service.post(VERIFY, _request("medeventgraph-verify", pid, prefetch_for(by_type), query=AKI_QUERY)))
     [card] = cards
-    assert card["summary"].startswith("Documented")
-    assert "**Verdict: supported**" in card["detail"]
+    assert card["summary"].startswith("AKI documented") and "(2 → 5 Mar 2023)" in card["summary"]
+    assert "`Audit: supported · S+ 1.00" in card["detail"]
+    app_context = json.loads(card["links"][0]["appContext"])
+    assert app_context["patient"] == pid and app_context["query"]["id"] == "q-aki"
     assert "`Condition/meg-aki-cond-1`" in card["detail"]
 
 
@@ -174,7 +187,8 @@ def test_verify_hook_card_for_insufficient(service, aki):
     pid, by_type = aki
     query = {**AKI_QUERY, "events": [AKI_QUERY["events"][0], {"id": "e1", "text": "bleeding", "kind": "condition"}]}
     [card] = _cards(service.post(VERIFY, _request("medeventgraph-verify", pid, prefetch_for(by_type), query=query)))
-    assert card["indicator"] == "info" and "insufficient" in card["detail"]
+    assert card["indicator"] == "info" and "`Audit: insufficient" in card["detail"]
+    assert card["summary"] == "No bleeding documented after vancomycin (last dose 2 Mar 2023)"
 
 
 @pytest.mark.parametrize("body", [
@@ -221,6 +235,6 @@ def test_note_evidence_cites_the_span_and_quotes_the_sentence(service):
         by_type.setdefault(e["resource"]["resourceType"], []).append(e["resource"])
     body = _request("medeventgraph-verify", "meg-note-1", prefetch_for(by_type), query=AKI_QUERY)
     [card] = _cards(service.post(VERIFY, body))
-    assert "`DocumentReference/meg-note-doc-1` chars " in card["detail"]
-    assert "> Creatinine up from 0.9 to 2.1 mg/dL. Assessment: acute kidney injury" in card["detail"]
-    assert "documented 2023-05-04" in card["detail"]
+    assert "`DocumentReference/meg-note-doc-1` characters " in card["detail"]
+    assert "> Creatinine up from 0.9 to 2.1 mg/dL. Assessment: **acute kidney injury**" in card["detail"]
+    assert "**by 4 May 2023 16:00 (note date)**" in card["detail"]
