@@ -24,7 +24,7 @@ from importlib import resources
 
 import orjson
 from medeventgraph.core.contract import EvidenceBundle, EvidenceItem
-from medeventgraph.core.query import RelationSpec, RelationType
+from medeventgraph.core.query import RelationSpec, RelationType, Scope
 from medeventgraph.core.timing import Comparison, Span, Timing, compare, span_of
 from medeventgraph.core.verdict import FailureType, Label
 from medeventgraph.occurrence import Origin
@@ -91,6 +91,7 @@ class Structure:
     members: list[EvidenceItem]
     s_tim: float
     s_num: float
+    scope_rejected: bool = False  # the contract dropped scope-invalid items (read from the bundle)
 
 
 def structure(bundle: EvidenceBundle) -> Structure:
@@ -109,7 +110,9 @@ def structure(bundle: EvidenceBundle) -> Structure:
         s_tim = 1.0 if all(spans[i.occurrence] and spans[i.occurrence].resolved for i in chain.values()) else 0.8
     members = list(chain.values()) if chain else []
     s_num = _mean([1.0 if i.origin is not Origin.NOTE else 0.5 for i in members])
-    return Structure(by_event, spans, grounding, missing, chain, findings, complete, members, s_tim, s_num)
+    scope_rejected = query.scope is not Scope.PATIENT and bundle.rejected_counts.get("scope", 0) > 0
+    return Structure(by_event, spans, grounding, missing, chain, findings, complete, members, s_tim, s_num,
+                     scope_rejected)
 
 
 def combine(
@@ -130,6 +133,8 @@ def combine(
     failure = None
     if label is not Label.SUPPORTED:
         failure = counter_failure if s_minus >= th.tau_minus else _failure(st.missing, st.by_event, st.findings, st.chain)
+        if failure is FailureType.MISSING_ENDPOINT and st.scope_rejected:
+            failure = FailureType.SCOPE  # the endpoint exists, but only in another scope unit
     return Assessment(label, s_plus, s_minus, failure, tuple(st.findings), supporting, countering)
 
 

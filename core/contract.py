@@ -1,8 +1,16 @@
 """The evidence contract: admit only patient-consistent, occurrence-bound, source-resolvable,
 not scope-invalid items, and freeze them with the query into a hashed EvidenceBundle.
 
+Occurrence-bound means a binding basis that holds (core.binding): each candidate says why it
+stands for each event, and the contract re-checks every basis from the item and the query
+alone; a claim that does not hold is dropped and reported in the bundle (`unbound`). When the
+caller passes the index's own occurrences (`known`), a candidate whose occurrence differs from
+the record's is rejected too ("provenance"): discovery cannot rewrite what an item is.
+
 The bundle holds no scores, ranks, search state or memory: whatever discovery did to find
-a candidate, only what the candidate *is* reaches the assessor (paper Eq. 4-5).
+a candidate, only what the candidate *is* reaches the assessor (paper Eq. 4-5). What the
+contract rejected is part of the hashed bundle, because failure typing reads it: the same
+hash always comes with the same whole verdict.
 """
 
 from __future__ import annotations
@@ -10,9 +18,11 @@ from __future__ import annotations
 import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import orjson
+from medeventgraph.core.binding import BindingBasis, BindingContext, basis_holds
+from medeventgraph.core.lexicon import Lexicon, normalize_text
 from medeventgraph.core.query import Scope, VerificationQuery
 from medeventgraph.core.store import render_context
 from medeventgraph.occurrence import (
@@ -26,16 +36,20 @@ from medeventgraph.occurrence import (
     Value,
 )
 
-__all__ = ["Candidate", "EvidenceBundle", "EvidenceItem", "contract", "scope_unit"]
+__all__ = ["Candidate", "EvidenceBundle", "EvidenceItem", "bundle_hash", "contract", "scope_unit"]
 
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """Discovery's nomination: an occurrence and the query events it may ground."""
+    """Discovery's nomination: an occurrence and why it may ground each query event."""
 
     occurrence: Occurrence
-    events: tuple[str, ...]
+    basis: tuple[BindingBasis, ...]
     historical_display: bool = False
+
+    @property
+    def events(self) -> tuple[str, ...]:
+        return tuple(sorted({b.event for b in self.basis}))
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,15 +74,24 @@ class EvidenceItem:
     source: SourceRef
     derived_from: tuple[str, ...] = ()
     copied_from: str | None = None
+    displays: tuple[str, ...] = ()  # normalised display texts: what a text or lexicon basis is checked on
+    basis: tuple[BindingBasis, ...] = ()  # why the item binds to each of `events` (each re-checked)
 
 
 @dataclass(frozen=True)
 class EvidenceBundle:
+    """The frozen evidence. Everything here is hashed; the assessor reads nothing else."""
+
     query: VerificationQuery
     patient: str
     items: tuple[EvidenceItem, ...]
     hash: str
-    rejected: Mapping[str, int] = field(default_factory=dict, compare=False, hash=False)
+    rejected: tuple[tuple[str, int], ...] = ()  # (reason, count), sorted: what the contract refused
+    unbound: tuple[tuple[str, str], ...] = ()  # (occurrence, basis) claims that did not hold
+
+    @property
+    def rejected_counts(self) -> dict[str, int]:
+        return dict(self.rejected)
 
 
 def scope_unit(occ: Occurrence, scope: Scope, episodes: Mapping[str, str]) -> str | None:
@@ -104,12 +127,12 @@ def _item(cand: Candidate, unit: str | None) -> EvidenceItem:
     open_end = occ.kind is Kind.CONDITION and occ.origin is Origin.STRUCTURED and occ.time.end is None
     return EvidenceItem(
         occurrence=occ.id,
-        events=tuple(sorted(set(cand.events))),
+        events=cand.events,
         patient=occ.patient,
         kind=occ.kind,
         origin=occ.origin,
         concept=occ.concept.text,
-        codes=tuple(f"{c.system}|{c.code}" for c in occ.concept.codings if c.code),
+        codes=_codes(occ),
         context=render_context(occ),
         time=occ.time,
         documented=occ.documented,
@@ -123,7 +146,27 @@ def _item(cand: Candidate, unit: str | None) -> EvidenceItem:
         source=occ.source,
         derived_from=occ.derived_from,
         copied_from=occ.extra_value("copied_from"),
+        displays=_displays(occ),
+        basis=tuple(sorted(set(cand.basis))),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Probe:
+    """The part of an item a binding check reads (core.binding.BoundItem)."""
+
+    kind: Kind
+    status: str | None
+    displays: tuple[str, ...]
+    codes: tuple[str, ...]
+
+
+def _codes(occ: Occurrence) -> tuple[str, ...]:
+    return tuple(f"{c.system or ''}|{c.code}" for c in occ.concept.codings if c.code)
+
+
+def _displays(occ: Occurrence) -> tuple[str, ...]:
+    return tuple(normalize_text(d) for d in occ.concept.displays())
 
 
 def contract(
@@ -133,24 +176,41 @@ def contract(
     resources: Mapping[str, object],
     documents: Mapping[str, NoteDocument],
     episodes: Mapping[str, str],
+    lexicon: Lexicon,
+    known: Mapping[str, Occurrence] | None = None,
 ) -> EvidenceBundle:
-    """Adm(z;c) = patient AND binding AND source AND scope != invalid, then freeze and hash."""
+    """Adm(z;c) = patient AND provenance AND source AND binding AND scope != invalid, then
+    freeze and hash."""
     rejected: Counter[str] = Counter()
+    unbound: set[tuple[str, str]] = set()
+    ctx = BindingContext.of(query, lexicon)
     merged: dict[str, Candidate] = {}
     for cand in candidates:
         occ = cand.occurrence
         if occ.patient != patient:
             rejected["patient"] += 1
-        elif not cand.events:
-            rejected["binding"] += 1
+        elif known is not None and known.get(occ.id) != occ:
+            rejected["provenance"] += 1
         elif not _source_resolves(occ, resources, documents):
             rejected["source"] += 1
         else:
             prev = merged.get(occ.id)  # source-level dedup: one item per occurrence
             if prev is not None:
-                cand = Candidate(occ, prev.events + cand.events, prev.historical_display or cand.historical_display)
+                cand = Candidate(occ, prev.basis + cand.basis, prev.historical_display or cand.historical_display)
             merged[occ.id] = cand
-    items = [_item(c, scope_unit(c.occurrence, query.scope, episodes)) for c in merged.values()]
+    bound: list[Candidate] = []
+    for cand in merged.values():
+        occ = cand.occurrence
+        probe = _Probe(occ.kind, occ.status, _displays(occ), _codes(occ))
+        claimed = sorted(set(cand.basis))
+        holding = tuple(b for b in claimed if basis_holds(b, probe, ctx))
+        for b in set(claimed) - set(holding):
+            unbound.add((cand.occurrence.id, b.describe()))
+        if not holding:
+            rejected["binding"] += 1
+            continue
+        bound.append(Candidate(cand.occurrence, holding, cand.historical_display))
+    items = [_item(c, scope_unit(c.occurrence, query.scope, episodes)) for c in bound]
     items = _drop_scope_invalid(items, query, rejected)
     present = {i.occurrence for i in items}
     # Copied-forward text is not independent evidence: keep the origin when it is present.
@@ -158,7 +218,9 @@ def contract(
     rejected["copied_forward"] += len(items) - len(kept)
     kept.sort(key=lambda i: (i.occurrence, i.events))
     frozen = tuple(kept)
-    return EvidenceBundle(query, patient, frozen, bundle_hash(query, patient, frozen), dict(+rejected))
+    refused = tuple(sorted((+rejected).items()))
+    claims = tuple(sorted(unbound))
+    return EvidenceBundle(query, patient, frozen, bundle_hash(query, patient, frozen, refused, claims), refused, claims)
 
 
 def _drop_scope_invalid(
@@ -182,9 +244,15 @@ def _drop_scope_invalid(
     return out
 
 
-def bundle_hash(query: VerificationQuery, patient: str, items: tuple[EvidenceItem, ...]) -> str:
+def bundle_hash(
+    query: VerificationQuery,
+    patient: str,
+    items: tuple[EvidenceItem, ...],
+    rejected: tuple[tuple[str, int], ...] = (),
+    unbound: tuple[tuple[str, str], ...] = (),
+) -> str:
     payload = orjson.dumps(
-        {"query": query.dump(), "patient": patient, "items": items},
+        {"query": query.dump(), "patient": patient, "items": items, "rejected": rejected, "unbound": unbound},
         option=orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS,
         default=_encode,
     )

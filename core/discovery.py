@@ -17,8 +17,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from medeventgraph.core.assess import assess
+from medeventgraph.core.binding import BasisKind, BindingBasis
 from medeventgraph.core.chains import RankContext, Ranked, enumerate_paths, rank_paths, top_b
-from medeventgraph.core.contract import Candidate, contract, scope_unit
+from medeventgraph.core.contract import Candidate, scope_unit
 from medeventgraph.core.graph import neighbours, personalized_pagerank
 from medeventgraph.core.grounding import Grounding, ground_event
 from medeventgraph.core.index import PatientIndex
@@ -36,6 +37,7 @@ from medeventgraph.core.simple import Discovery, ground_all, query_mentions, sim
 from medeventgraph.core.timing import span_of
 from medeventgraph.core.twosided import Hit, bind, query_texts, retrieve
 from medeventgraph.core.verdict import Label
+from medeventgraph.core.verify import admit
 from medeventgraph.occurrence import Occurrence, Origin
 from medeventgraph.settings import Settings
 
@@ -60,6 +62,7 @@ def controller_discovery(
     occ_all = occ.__getitem__
     groundings = ground_all(index, query)
     bindmap: dict[str, set[str]] = {}
+    bases: dict[str, set[BindingBasis]] = {}
     historical: set[str] = set()
     anchors: dict[str, list[str]] = {}
     cap = settings.k_neighbours * settings.top_b
@@ -70,10 +73,12 @@ def controller_discovery(
         anchors[g.event] = [m.occurrence for m in ordered[:cap]]
         for m in g.matches:
             bindmap.setdefault(m.occurrence, set()).add(g.event)
+            bases.setdefault(m.occurrence, set()).add(m.basis)
             if m.historical_display:
                 historical.add(m.occurrence)
-    _bind_hidden(index, query, occ, bindmap, anchors)
+    _bind_hidden(index, query, occ, bindmap, bases, anchors)
     frozen_bind = {k: tuple(sorted(v)) for k, v in bindmap.items()}
+    frozen_bases = {k: tuple(sorted(v)) for k, v in bases.items()}
 
     anchor_ids = sorted({o for ids in anchors.values() for o in ids})
     ppr = personalized_pagerank(index.graph, anchor_ids) if anchor_ids else {}
@@ -139,8 +144,8 @@ def controller_discovery(
         for rank, x in enumerate(chosen):
             for _, oid in x.path.nodes:
                 best.setdefault(oid, (depth, rank, x.r))
-        candidates = final_candidates(query, occ, frozen_bind, historical, best, ranked, settings.final_contexts)
-        bundle = contract(query, index.patient, candidates, resources, index.documents, index.episodes)
+        candidates = final_candidates(query, occ, frozen_bind, frozen_bases, historical, best, ranked, settings.final_contexts)
+        bundle = admit(index, query, candidates)
         assessment = assess(bundle)
         u = update_obligations(u, bundle, assessment)
         failure = structured_failure(u, assessment)
@@ -171,7 +176,7 @@ def controller_discovery(
             break
     if unbindable:  # show what was found for the other events, best anchors first
         shown = list(dict.fromkeys(o for e in query.events for o in anchors.get(e.id, [])))
-        candidates = [Candidate(occ[o], frozen_bind[o], o in historical) for o in shown[: settings.final_contexts]]
+        candidates = [Candidate(occ[o], frozen_bases[o], o in historical) for o in shown[: settings.final_contexts]]
     candidates, reserved = _with_decisive(index, query, settings, candidates, groundings)
     meta: dict[str, Any] = {
         "discovery": "controller",
@@ -213,7 +218,7 @@ def _with_decisive(
     bundle).
     """
     full = simple_discovery(index, query, settings, groundings)
-    bundle = contract(query, index.patient, full.candidates, index.record.resources, index.documents, index.episodes)
+    bundle = admit(index, query, full.candidates)
     assessment = assess(bundle)
     decisive = set(assessment.supporting) | set(assessment.countering)
     present = {c.occurrence.id for c in candidates}
@@ -221,7 +226,7 @@ def _with_decisive(
     return candidates + extra, len(extra)
 
 
-def _bind_hidden(index, query, occ, bindmap, anchors) -> None:
+def _bind_hidden(index, query, occ, bindmap, bases, anchors) -> None:
     """Hidden events bind by kind, only inside the scope units that hold the named anchors."""
     units = {scope_unit(occ[a], query.scope, index.episodes) for ids in anchors.values() for a in ids} - {None}
     for event in (e for e in query.events if e.hidden):
@@ -237,6 +242,7 @@ def _bind_hidden(index, query, occ, bindmap, anchors) -> None:
         for u in sorted(per_unit):
             for oid in sorted(per_unit[u])[:_HIDDEN_PER_UNIT]:
                 bindmap.setdefault(oid, set()).add(event.id)
+                bases.setdefault(oid, set()).add(BindingBasis(event.id, BasisKind.KIND, event.kind or ""))
 
 
 def _anchor_rank(o: Occurrence) -> int:

@@ -23,6 +23,7 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
+import scipy as sp
 from medeventgraph.occurrence import Kind, Occurrence, Origin
 
 __all__ = ["PatientGraph", "build_graph", "neighbours", "personalized_pagerank", "sort_key"]
@@ -100,21 +101,9 @@ def build_graph(patient: str, occurrences: Iterable[Occurrence]) -> PatientGraph
 
 
 def _add_keyed_edges(g: nx.MultiDiGraph, edges: list[tuple[str, str, str, dict]]) -> None:
-    """`g.add_edge(u, v, key=k, **data)` for each edge between existing nodes, written straight
-    into the adjacency (what add_edge does, minus its per-call checks and cache reset)."""
-    succ, pred = g._succ, g._pred
-    for u, v, key, data in edges:
-        keydict = succ[u].get(v)
-        if keydict is None:
-            keydict = succ[u][v] = pred[v][u] = {}
-        datadict = keydict.get(key)
-        if datadict is None:
-            keydict[key] = data
-        else:
-            datadict.update(data)
-    clear = getattr(nx, "_clear_cache", None)
-    if clear is not None:
-        clear(g)
+    """`g.add_edge(u, v, key=k, **data)` for each edge, in one `add_edges_from` call (one cache
+    reset instead of one per edge) through networkx's public API."""
+    g.add_edges_from(edges)
 
 
 def neighbours(graph: PatientGraph, node: str, kinds: frozenset[str] | None = None) -> list[str]:
@@ -124,7 +113,7 @@ def neighbours(graph: PatientGraph, node: str, kinds: frozenset[str] | None = No
     if kinds is None:  # the common call: remembered per node (the graph does not change after build)
         cached = graph._neighbours.get(node)
         if cached is None:
-            cached = graph._neighbours[node] = tuple(sorted(graph.g._succ[node]))
+            cached = graph._neighbours[node] = tuple(sorted(graph.g.successors(node)))
         return list(cached)
     out = {
         v for _, v, data in graph.g.out_edges(node, data=True) if kinds is None or data["kind"] in kinds
@@ -166,8 +155,6 @@ def _transition(graph: PatientGraph) -> tuple[list[str], dict[str, int], Any, An
     cached = graph._transition
     if cached is not None and cached[0] == shape:
         return cached[1]
-    import scipy as sp
-
     simple = nx.DiGraph(graph.g)  # collapse parallel edges; weights are not evidence either
     nodelist = list(simple)
     A = nx.to_scipy_sparse_array(simple, nodelist=nodelist, weight="weight", dtype=float)

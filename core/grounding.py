@@ -2,7 +2,8 @@
 
 Order of evidence for a match: codes (system + code), then the normalised event text
 against codings' displays and text, then lexicon synonyms (and drug-class members).
-A match is a nomination for the contract to check, never a verdict.
+A match is a nomination for the contract to check, never a verdict: each carries the
+`BindingBasis` (core.binding) the contract re-checks from the item and the query alone.
 """
 
 from __future__ import annotations
@@ -11,32 +12,15 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from medeventgraph.core.binding import EXCLUDED_STATUS, BasisKind, BindingBasis, allowed_kinds, kind_allows
 from medeventgraph.core.lexicon import ExpandedTerm, Lexicon, normalize_text
 from medeventgraph.core.query import EventSpec
-from medeventgraph.occurrence import Kind, Occurrence
+from medeventgraph.occurrence import Occurrence
 
 __all__ = ["Grounding", "Match", "display_text", "ground_event", "kind_allows", "term_pattern"]
 
-# Which occurrence kinds each query kind admits. Untyped lab-like observations stay eligible
-# for lab/vital events because many feeds leave Observation.category empty.
-_KIND_ALLOWS: dict[str, frozenset[Kind]] = {
-    "medication": frozenset({Kind.MEDICATION}),
-    "lab": frozenset({Kind.LAB, Kind.OBSERVATION}),
-    "vital": frozenset({Kind.VITAL, Kind.OBSERVATION}),
-    "condition": frozenset({Kind.CONDITION}),
-    "procedure": frozenset({Kind.PROCEDURE}),
-    "derived": frozenset({Kind.DERIVED}),
-    "immunization": frozenset({Kind.IMMUNIZATION}),
-    "allergy": frozenset({Kind.ALLERGY}),
-}
-_CLINICAL = frozenset().union(*_KIND_ALLOWS.values())
-_EXCLUDED_STATUS = frozenset({"entered-in-error", "cancelled", "draft"})
 _HISTORY_PREFIX = re.compile(r"\b(history of|past history of|h/o|hx of)\s+$")
 _HISTORY_ANY = re.compile(r"\b(history of|h/o|hx of)\b")
-
-
-def kind_allows(kind: str | None, occurrence_kind: Kind) -> bool:
-    return occurrence_kind in (_KIND_ALLOWS[kind] if kind else _CLINICAL)
 
 
 def display_text(occurrence: Occurrence) -> str:
@@ -55,6 +39,7 @@ class Match:
     reason: str  # "code", "text", "synonym", "class", "note", "kind"
     detail: str  # the code or the surface term that matched
     historical_display: bool = False  # e.g. "History of myocardial infarction (situation)"
+    basis: BindingBasis | None = None  # why it binds, for the contract to re-check
 
 
 @dataclass(frozen=True)
@@ -81,18 +66,19 @@ def ground_event(
     pattern = term_pattern(expanded.terms) if expanded else None
     literal = normalize_text(event.text) if event.text else None
     matches: list[Match] = []
-    allowed = _KIND_ALLOWS[event.kind] if event.kind else _CLINICAL  # kind_allows, hoisted
+    allowed = allowed_kinds(event.kind)  # kind_allows, hoisted
     codes = query_codes | lexicon_codes
     texts: dict[str, tuple[str, bool] | None] = {}  # display text -> (term, historical) or no match
     for occ in occurrences:
-        if occ.kind not in allowed or occ.status in _EXCLUDED_STATUS:
+        if occ.kind not in allowed or occ.status in EXCLUDED_STATUS:
             continue
         if event.hidden:
-            matches.append(Match(occ.id, "kind", event.kind or ""))
+            matches.append(Match(occ.id, "kind", event.kind or "", basis=BindingBasis(event.id, BasisKind.KIND,
+                                                                                      event.kind or "")))
             continue
         match = _match_one(occ, codes, pattern, literal, expanded, displays, texts)
         if match is not None:
-            matches.append(match)
+            matches.append(replace(match, basis=_basis(event.id, match, query_codes, expanded, lexicon)))
     if literal and _HISTORY_ANY.search(literal):
         # The question is about the history itself ("past pregnancy history of miscarriage"):
         # a "History of ..." display is then exactly what was asked for, not a past event.
@@ -131,3 +117,22 @@ def _match_one(
     term, historical = hit
     reason = "text" if term == literal else ("class" if expanded and expanded.via == "class" else "synonym")
     return Match(occ.id, reason, term, historical)
+
+
+def _basis(
+    event: str, match: Match, query_codes: set[tuple[str, str]], expanded: ExpandedTerm | None, lexicon: Lexicon
+) -> BindingBasis:
+    """Name the evidence a match rests on: the query's code, the lexicon entry, or its text."""
+    if match.reason == "code":
+        system, code = match.detail.split("|", 1)
+        if (system, code) in query_codes:
+            return BindingBasis(event, BasisKind.CODE, match.detail)
+        entry = next(c for c in (expanded.concepts if expanded else ())
+                     if any((k.system, k.code) == (system, code) for k in lexicon.concepts[c].codes))
+        return BindingBasis(event, BasisKind.LEXICON, entry)
+    if match.reason == "text":
+        return BindingBasis(event, BasisKind.TEXT, match.detail)
+    concepts = expanded.concepts if expanded else ()
+    entry = next((c for c in concepts
+                  if any(normalize_text(s) == match.detail for s in lexicon.concepts[c].synonyms)), None)
+    return BindingBasis(event, BasisKind.LEXICON, entry if entry is not None else f"class:{match.detail}")

@@ -10,7 +10,6 @@ from medeventgraph.core.index import PatientIndex
 from medeventgraph.core.store import format_time
 from medeventgraph.core.verdict import (
     EvidenceOut,
-    FailureType,
     Label,
     RelationOut,
     SourceOut,
@@ -65,6 +64,7 @@ def _evidence(item: EvidenceItem, polarity: str) -> EvidenceOut:
             section=item.source.section,
         ),
         derived_from=list(item.derived_from),
+        basis=[b.describe() for b in item.basis],
         polarity=polarity,
     )
 
@@ -85,7 +85,6 @@ def to_verdict(
     index: PatientIndex,
     bundle: EvidenceBundle,
     assessment: Assessment,
-    failure: FailureType | None,
     metadata: dict[str, Any],
 ) -> Verdict:
     supporting, countering = set(assessment.supporting), set(assessment.countering)
@@ -119,8 +118,10 @@ def to_verdict(
             )
             for f in assessment.relations
         ],
-        failure=failure,
+        failure=assessment.failure,
         bundle_hash=bundle.hash,
+        rejected=bundle.rejected_counts,
+        unbound=[f"{occ} {basis}" for occ, basis in bundle.unbound],
         excluded=dict(index.record.excluded),
         issues=issues,
         search=metadata,

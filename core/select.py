@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from medeventgraph.core.binding import BindingBasis
 from medeventgraph.core.chains import RankContext, Ranked
 from medeventgraph.core.contract import Candidate
 from medeventgraph.core.query import VerificationQuery
@@ -24,6 +25,7 @@ def final_candidates(
     query: VerificationQuery,
     occ: Mapping[str, Occurrence],
     bindmap: Mapping[str, tuple[str, ...]],
+    bases: Mapping[str, tuple[BindingBasis, ...]],
     historical: set[str],
     admitted: Mapping[str, tuple[int, int, float]],
     ranked: Sequence[Ranked],
@@ -47,7 +49,7 @@ def final_candidates(
             if queues[k] and len(chosen) < limit:
                 chosen[queues[k].pop(0)] = None
     return [
-        Candidate(occ[o], tuple(e for e in bindmap[o] if e not in hidden or o in best_hidden), o in historical)
+        Candidate(occ[o], tuple(b for b in bases[o] if b.event not in hidden or o in best_hidden), o in historical)
         for o in chosen
     ]
 

@@ -73,7 +73,7 @@ def simple_discovery(
         groundings = ground_all(index, query)
     occ = {**index.occurrences, **{o.id: o for o in query_mentions(index, query)}}
     candidates = [
-        Candidate(occ[m.occurrence], (g.event,), m.historical_display)
+        Candidate(occ[m.occurrence], (m.basis,), m.historical_display)
         for g in groundings.values()
         for m in g.matches
     ]
@@ -108,7 +108,7 @@ def _hidden_candidates(index, query, named, hidden) -> list[Candidate]:
             o = index.occurrences[m.occurrence]
             u = scope_unit(o, query.scope, index.episodes)
             if u in units and o.time.resolved:
-                per_unit.setdefault(u, []).append(Candidate(o, (event.id,)))
+                per_unit.setdefault(u, []).append(Candidate(o, (m.basis,)))
         for u in sorted(per_unit):
             out.extend(sorted(per_unit[u], key=lambda c: c.occurrence.id)[:_HIDDEN_PER_UNIT])
     return out

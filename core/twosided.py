@@ -13,7 +13,7 @@ from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 
-from medeventgraph.core.grounding import _KIND_ALLOWS
+from medeventgraph.core.binding import allowed_kinds
 from medeventgraph.core.lexicon import Lexicon, normalize_text
 from medeventgraph.core.query import EventSpec, VerificationQuery
 from medeventgraph.core.replan import MAX_HITS, Policy
@@ -124,7 +124,7 @@ def _metadata(
         encounters |= {enc for enc, key in episodes.items() if key in keys}
     out: list[Hit] = []
     for event in query.events:
-        kinds = _KIND_ALLOWS.get(event.kind or "", None)
+        kinds = allowed_kinds(event.kind) if event.kind else None
         for enc in sorted(encounters) or [None]:
             for oid in store.metadata(kinds=kinds, encounter=enc, start=start, end=end):
                 out.append(Hit(oid, 0.5, "aligned", "metadata"))

@@ -68,6 +68,7 @@ class EvidenceOut(BaseModel):
     value: dict[str, Any] | None = None
     source: SourceOut
     derived_from: list[str] = Field(default_factory=list)
+    basis: list[str] = Field(default_factory=list, description="why it grounds each event: event:kind:detail")
     polarity: str = Field(default="neutral", description="supports | counters | neutral")
 
 
@@ -93,6 +94,8 @@ class Verdict(BaseModel):
     relations: list[RelationOut] = Field(default_factory=list)
     failure: FailureType | None = None
     bundle_hash: str
+    rejected: dict[str, int] = Field(default_factory=dict, description="candidates the contract refused, by reason")
+    unbound: list[str] = Field(default_factory=list, description="binding claims that did not hold: occurrence basis")
     excluded: dict[str, int] = Field(default_factory=dict)
     issues: list[dict[str, Any]] = Field(default_factory=list)
     search: dict[str, Any] = Field(

@@ -10,18 +10,19 @@ or `discover=simple_discovery` selects the spine's simple path.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import ChainMap
+from collections.abc import Callable, Iterable
 
 from medeventgraph.core.assess import Assessment, assess
-from medeventgraph.core.contract import EvidenceBundle, contract
+from medeventgraph.core.contract import Candidate, EvidenceBundle, contract
 from medeventgraph.core.index import PatientIndex
-from medeventgraph.core.query import Scope, VerificationQuery
+from medeventgraph.core.query import VerificationQuery
 from medeventgraph.core.report import to_verdict
-from medeventgraph.core.simple import DiscoverFn, Discovery, ground_all, simple_discovery
-from medeventgraph.core.verdict import FailureType, Verdict
+from medeventgraph.core.simple import DiscoverFn, Discovery, ground_all, query_mentions, simple_discovery
+from medeventgraph.core.verdict import Verdict
 from medeventgraph.settings import Settings
 
-__all__ = ["Discovery", "decide", "default_discover", "ground_all", "simple_discovery", "verify_query"]
+__all__ = ["Discovery", "admit", "decide", "default_discover", "ground_all", "simple_discovery", "verify_query"]
 
 
 def default_discover(settings: Settings) -> DiscoverFn:
@@ -49,15 +50,16 @@ def decide(
     assessor: Callable[[EvidenceBundle], Assessment] = assess,
 ) -> tuple[EvidenceBundle, Assessment]:
     """Contract then assess: nothing from discovery but the candidates themselves gets through."""
-    bundle = contract(
-        query,
-        index.patient,
-        discovery.candidates,
-        index.record.resources,
-        index.documents,
-        index.episodes,
-    )
+    bundle = admit(index, query, discovery.candidates)
     return bundle, assessor(bundle)
+
+
+def admit(index: PatientIndex, query: VerificationQuery, candidates: Iterable[Candidate]) -> EvidenceBundle:
+    """The contract against this index: the record's resources and notes, its episodes, the
+    lexicon, and its own occurrences (plus the query's note mentions) as provenance."""
+    known = ChainMap(index.occurrences, {o.id: o for o in query_mentions(index, query)})
+    return contract(query, index.patient, candidates, index.record.resources, index.documents, index.episodes,
+                    index.lexicon, known)
 
 
 def verify_query(
@@ -74,14 +76,10 @@ def verify_query(
 
         llm = LLMAssessor(settings)
     bundle, assessment = decide(index, query, discovery, llm or assess)
-    failure = assessment.failure
-    # The contract dropped scope-invalid items; say so instead of "missing endpoint".
-    if failure is FailureType.MISSING_ENDPOINT and bundle.rejected.get("scope") and query.scope is not Scope.PATIENT:
-        failure = FailureType.SCOPE
-    metadata = {**discovery.metadata, "rejected": dict(bundle.rejected)}
+    metadata = dict(discovery.metadata)
     if llm is not None:
         metadata["assessor"] = llm.audit
-    verdict = to_verdict(index, bundle, assessment, failure, metadata)
+    verdict = to_verdict(index, bundle, assessment, metadata)
     if llm is not None:
         verdict.issues.extend(issue.to_fhir() for issue in llm.issues)
     return verdict

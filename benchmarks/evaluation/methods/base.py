@@ -11,6 +11,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
+from medeventgraph.core.binding import BasisKind, BindingBasis
 from medeventgraph.core.contract import Candidate
 from medeventgraph.core.grounding import ground_event, kind_allows
 from medeventgraph.core.index import PatientIndex
@@ -63,15 +64,16 @@ def bind(index: PatientIndex, query: VerificationQuery, ids: list[str]) -> list[
     """Retrieved occurrences -> contract candidates, bound to the events they ground."""
     occs = [index.occurrences[i] for i in ids if i in index.occurrences]
     occs = [o for o in occs if o.kind not in _NAV]
-    bound: dict[str, list[str]] = {}
+    bound: dict[str, list[BindingBasis]] = {}
     for event in query.events:
         if event.hidden:
-            hits = [o.id for o in occs if kind_allows(event.kind, o.kind)]
+            hits = [(o.id, BindingBasis(event.id, BasisKind.KIND, event.kind or ""))
+                    for o in occs if kind_allows(event.kind, o.kind)]
         else:
-            hits = [m.occurrence for m in ground_event(event, occs, index.lexicon, index.displays).matches]
-        for h in hits:
-            bound.setdefault(h, []).append(event.id)
-    return [Candidate(index.occurrences[i], tuple(evs)) for i, evs in bound.items()]
+            hits = [(m.occurrence, m.basis) for m in ground_event(event, occs, index.lexicon, index.displays).matches]
+        for h, basis in hits:
+            bound.setdefault(h, []).append(basis)
+    return [Candidate(index.occurrences[i], tuple(bases)) for i, bases in bound.items()]
 
 
 def decide_from(index: PatientIndex, query: VerificationQuery, ranked: list[str], name: str) -> Output:

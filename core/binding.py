@@ -1,0 +1,183 @@
+"""Binding is evidence: why an item stands for a query event, and the check that it does.
+
+Discovery may nominate anything; what it must also say is *why* an occurrence binds to an
+event, as a `BindingBasis` (event id, basis kind, detail). The contract re-checks every basis
+from the item and the query alone (plus the packaged lexicon, which is code, not search
+state) and admits only the events whose basis holds. A wrong binding therefore cannot reach
+the assessor, whatever discovery returned.
+
+Basis kinds and what their check requires (every kind also requires `event_admits`):
+
+  code     detail "system|code": the code is one of the query event's own codes and one of
+           the item's codes.
+  lexicon  detail a lexicon concept id (or "class:<term>" for a drug-class name): the query
+           event's text expands to that entry, and the item carries one of the entry's codes
+           or one of its synonyms as whole words in a display.
+  text     detail the normalised query text: it occurs as whole words in a display.
+  kind     detail the event kind: the event is a hidden intermediate (bound by kind alone).
+
+Extending: add a member to `BasisKind` and its check to `CHECKS` (a check is a pure
+function of the item, the event spec, the detail and the `BindingContext`). A constraint every basis
+must meet (say, an event's action) belongs in `event_admits`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Protocol
+
+from medeventgraph.core.lexicon import ExpandedTerm, Lexicon, normalize_text
+from medeventgraph.core.query import EventSpec, VerificationQuery
+from medeventgraph.occurrence import Kind
+
+__all__ = [
+    "CHECKS",
+    "EXCLUDED_STATUS",
+    "BasisCheck",
+    "BasisKind",
+    "BindingBasis",
+    "BindingContext",
+    "BoundItem",
+    "basis_holds",
+    "event_admits",
+    "kind_allows",
+    "whole_words",
+]
+
+# Which occurrence kinds each query kind admits. Untyped lab-like observations stay eligible
+# for lab/vital events because many feeds leave Observation.category empty.
+_KIND_ALLOWS: dict[str, frozenset[Kind]] = {
+    "medication": frozenset({Kind.MEDICATION}),
+    "lab": frozenset({Kind.LAB, Kind.OBSERVATION}),
+    "vital": frozenset({Kind.VITAL, Kind.OBSERVATION}),
+    "condition": frozenset({Kind.CONDITION}),
+    "procedure": frozenset({Kind.PROCEDURE}),
+    "derived": frozenset({Kind.DERIVED}),
+    "immunization": frozenset({Kind.IMMUNIZATION}),
+    "allergy": frozenset({Kind.ALLERGY}),
+}
+CLINICAL_KINDS = frozenset().union(*_KIND_ALLOWS.values())
+EXCLUDED_STATUS = frozenset({"entered-in-error", "cancelled", "draft"})
+
+
+def kind_allows(kind: str | None, occurrence_kind: Kind) -> bool:
+    return occurrence_kind in (_KIND_ALLOWS[kind] if kind else CLINICAL_KINDS)
+
+
+def allowed_kinds(kind: str | None) -> frozenset[Kind]:
+    return _KIND_ALLOWS[kind] if kind else CLINICAL_KINDS
+
+
+class BasisKind(str, Enum):
+    CODE = "code"
+    LEXICON = "lexicon"
+    TEXT = "text"
+    KIND = "kind"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class BindingBasis:
+    event: str
+    kind: BasisKind
+    detail: str
+
+    def describe(self) -> str:
+        return f"{self.event}:{self.kind.value}:{self.detail}"
+
+
+class BoundItem(Protocol):
+    """What a basis check may read: the item's own content, never how it was found."""
+
+    @property
+    def kind(self) -> Kind: ...
+    @property
+    def status(self) -> str | None: ...
+    @property
+    def displays(self) -> tuple[str, ...]: ...  # normalised display texts
+    @property
+    def codes(self) -> tuple[str, ...]: ...  # "system|code"
+
+
+@dataclass(frozen=True)
+class BindingContext:
+    """What checks may consult besides the item: the query's events and the packaged lexicon.
+    One per contract call; `expansion` memoises the lexicon expansion of each event."""
+
+    events: Mapping[str, EventSpec]
+    lexicon: Lexicon
+    _expansions: dict[str, ExpandedTerm | None] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, query: VerificationQuery, lexicon: Lexicon) -> BindingContext:
+        return cls({e.id: e for e in query.events}, lexicon)
+
+    def expansion(self, event: EventSpec) -> ExpandedTerm | None:
+        if event.id not in self._expansions:
+            self._expansions[event.id] = self.lexicon.expand(event.text, event.kind) if event.text else None
+        return self._expansions[event.id]
+
+
+BasisCheck = Callable[[BoundItem, EventSpec, str, BindingContext], bool]
+
+
+def event_admits(item: BoundItem, event: EventSpec) -> bool:
+    """Constraints every basis must meet: the event's kind, and a status that is a record."""
+    return kind_allows(event.kind, item.kind) and item.status not in EXCLUDED_STATUS
+
+
+@lru_cache(maxsize=4096)
+def _word_pattern(term: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w]){re.escape(term)}(?![\w])")
+
+
+def whole_words(term: str, displays: tuple[str, ...]) -> bool:
+    return bool(term) and any(_word_pattern(term).search(d) for d in displays)
+
+
+def _check_code(item: BoundItem, event: EventSpec, detail: str, ctx: BindingContext) -> bool:
+    return detail in item.codes and detail in {f"{c.system}|{c.code}" for c in event.codes}
+
+
+def _check_lexicon(item: BoundItem, event: EventSpec, detail: str, ctx: BindingContext) -> bool:
+    expanded = ctx.expansion(event)
+    if expanded is None:
+        return False
+    if detail.startswith("class:"):
+        term = detail[len("class:"):]
+        return expanded.via == "class" and term in expanded.terms and whole_words(term, item.displays)
+    if detail not in expanded.concepts:
+        return False
+    concept = ctx.lexicon.concepts[detail]
+    if {f"{c.system}|{c.code}" for c in concept.codes} & set(item.codes):
+        return True
+    return any(whole_words(normalize_text(s), item.displays) for s in concept.synonyms)
+
+
+def _check_text(item: BoundItem, event: EventSpec, detail: str, ctx: BindingContext) -> bool:
+    return bool(event.text) and detail == normalize_text(event.text or "") and whole_words(detail, item.displays)
+
+
+def _check_kind(item: BoundItem, event: EventSpec, detail: str, ctx: BindingContext) -> bool:
+    return event.hidden and detail == (event.kind or "")
+
+
+CHECKS: Mapping[BasisKind, BasisCheck] = MappingProxyType({
+    BasisKind.CODE: _check_code,
+    BasisKind.LEXICON: _check_lexicon,
+    BasisKind.TEXT: _check_text,
+    BasisKind.KIND: _check_kind,
+})
+
+
+def basis_holds(basis: BindingBasis, item: BoundItem, ctx: BindingContext) -> bool:
+    """Does this basis bind this item to its event? From the item and the query alone."""
+    event = ctx.events.get(basis.event)
+    if event is None or not event_admits(item, event):
+        return False
+    check = CHECKS.get(basis.kind)
+    return check is not None and check(item, event, basis.detail, ctx)

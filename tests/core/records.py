@@ -1,0 +1,63 @@
+"""Small FHIR R4 records written out in full, so the core tests that use them need no shared data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+PATIENT = "meg-bind-1"
+ENCOUNTER = "Encounter/meg-bind-enc-1"
+RXNORM = "http://www.nlm.nih.gov/research/umls/rxnorm"
+SNOMED = "http://snomed.info/sct"
+LOINC = "http://loinc.org"
+_SUBJECT = {"reference": f"Patient/{PATIENT}"}
+_CTX = {"reference": ENCOUNTER}
+
+
+def _med(rid: str, code: str, display: str, when: str, status: str = "completed") -> dict[str, Any]:
+    return {
+        "resourceType": "MedicationAdministration", "id": rid, "status": status,
+        "medicationCodeableConcept": {"coding": [{"system": RXNORM, "code": code, "display": display}],
+                                      "text": display},
+        "subject": _SUBJECT, "context": _CTX, "effectiveDateTime": when,
+    }
+
+
+def _condition(rid: str, code: str, display: str, onset: str) -> dict[str, Any]:
+    return {
+        "resourceType": "Condition", "id": rid,
+        "clinicalStatus": {"coding": [{"system": "http://terminology.hl7.org/CodeSystem/condition-clinical",
+                                       "code": "active"}]},
+        "verificationStatus": {"coding": [{"system": "http://terminology.hl7.org/CodeSystem/condition-ver-status",
+                                           "code": "confirmed"}]},
+        "code": {"coding": [{"system": SNOMED, "code": code, "display": display}], "text": display},
+        "subject": _SUBJECT, "encounter": _CTX, "onsetDateTime": onset,
+    }
+
+
+def _creatinine(rid: str, value: float, when: str) -> dict[str, Any]:
+    return {
+        "resourceType": "Observation", "id": rid, "status": "final",
+        "category": [{"coding": [{"system": "http://terminology.hl7.org/CodeSystem/observation-category",
+                                  "code": "laboratory"}]}],
+        "code": {"coding": [{"system": LOINC, "code": "2160-0", "display": "Creatinine [Mass/volume] in Serum or Plasma"}],
+                 "text": "Creatinine"},
+        "subject": _SUBJECT, "encounter": _CTX, "effectiveDateTime": when,
+        "valueQuantity": {"value": value, "unit": "mg/dL", "system": "http://unitsofmeasure.org", "code": "mg/dL"},
+    }
+
+
+def septic_shock_record() -> dict[str, Any]:
+    """Vancomycin, then septic shock and norepinephrine; creatinine flat; no kidney injury anywhere."""
+    resources = [
+        {"resourceType": "Patient", "id": PATIENT, "gender": "male", "birthDate": "1948-07-12"},
+        {"resourceType": "Encounter", "id": "meg-bind-enc-1", "status": "finished",
+         "class": {"system": "http://terminology.hl7.org/CodeSystem/v3-ActCode", "code": "IMP"},
+         "subject": _SUBJECT, "period": {"start": "2023-05-01T08:00:00Z", "end": "2023-05-09T12:00:00Z"}},
+        _med("meg-bind-vanc-1", "11124", "vancomycin", "2023-05-01T10:00:00Z"),
+        _med("meg-bind-vanc-2", "11124", "vancomycin", "2023-05-02T10:00:00Z"),
+        _condition("meg-bind-shock-1", "76571007", "Septic shock", "2023-05-03T09:00:00Z"),
+        _med("meg-bind-norepi-1", "7512", "norepinephrine", "2023-05-03T10:00:00Z"),
+        _creatinine("meg-bind-cr-1", 0.9, "2023-05-01T07:00:00Z"),
+        _creatinine("meg-bind-cr-2", 1.0, "2023-05-04T07:00:00Z"),
+    ]
+    return {"resourceType": "Bundle", "type": "collection", "entry": [{"resource": r} for r in resources]}
