@@ -9,14 +9,13 @@ from typing import IO, Any
 
 import orjson
 from medeventgraph.api import load, make_note_pipeline, parse_query, select_patient
+from medeventgraph.batch import answer_line
 from medeventgraph.core.index import PatientIndex, build_index
 from medeventgraph.core.verdict import Verdict
 from medeventgraph.core.verify import verify_query
 from medeventgraph.fhir_adapters.record import IngestResult
-from medeventgraph.outcome import InputError, Issue, operation_outcome
 from medeventgraph.render import timeline_rows, verdict_table
 from medeventgraph.settings import Settings
-from pydantic import ValidationError
 
 __all__ = ["timeline", "verify_batch", "verify_one"]
 
@@ -40,7 +39,7 @@ def verify_one(args: argparse.Namespace, settings: Settings) -> int:
     record = select_patient(result, args.patient)
     query = parse_query(args.question if args.question else _query_text(args.query))
     index = build_index(record, settings, notes=make_note_pipeline(settings))
-    verdict = verify_query(index, query, settings)
+    verdict = with_input_issues(verify_query(index, query, settings), result)
     _print_verdict(verdict, args.format, sys.stdout)
     return 0
 
@@ -72,14 +71,17 @@ def verify_batch(args: argparse.Namespace, settings: Settings) -> int:
 
     result = _load(args, settings)
     indexes = _Indexes(result, settings)
-    lines = args.queries.read_text(encoding="utf-8").splitlines()
+    lines = args.queries.read_bytes().splitlines()
+
+    def verify(query: Any, patient: str | None) -> dict[str, Any]:
+        verdict = verify_query(indexes.get(patient or args.patient), query, settings)
+        return with_input_issues(verdict, result).model_dump(mode="json")
+
     out = args.out.open("w", encoding="utf-8") if args.out else sys.stdout
     failures = 0
     try:
         for n, line in enumerate(tqdm(lines, desc="queries", unit="q", file=sys.stderr), start=1):
-            if not line.strip():
-                continue
-            row = _one_line(line, n, args.patient, indexes, settings)
+            row = answer_line(line, n, verify, parse_query)
             failures += "error" in row
             out.write(orjson.dumps(row).decode() + "\n")
     finally:
@@ -89,31 +91,12 @@ def verify_batch(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _one_line(line: str, n: int, default_patient: str | None, indexes: _Indexes, settings: Settings) -> dict[str, Any]:
-    qid: Any = f"line-{n}"
-    try:
-        raw = orjson.loads(line)
-        if not isinstance(raw, dict):
-            raise InputError(Issue("error", "structure", f"line {n}: expected a JSON object"))
-        qid = raw.get("id", qid)
-        patient = raw.pop("patient", None) or default_patient
-        if "question" in raw:
-            query = parse_query(str(raw["question"]))
-            query = query.model_copy(update={"id": str(qid)})
-        else:
-            query = parse_query(raw)
-        verdict = verify_query(indexes.get(patient), query, settings)
-        return verdict.model_dump(mode="json")
-    except orjson.JSONDecodeError:
-        issue = Issue("error", "structure", f"line {n}: malformed JSON")
-    except InputError as exc:
-        issue = exc.issue
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        issue = Issue("error", "invalid", f"line {n}: {'.'.join(map(str, first['loc']))}: {first['msg']}")
-    except ValueError as exc:
-        issue = Issue("error", "invalid", f"line {n}: {exc}")
-    return {"id": qid, "error": operation_outcome([issue])}
+def with_input_issues(verdict: Verdict, result: IngestResult) -> Verdict:
+    """The input's own problems (a malformed file, a skipped resource) first in `issues`."""
+    if not result.issues:
+        return verdict
+    found = [issue.to_fhir() for issue in result.issues]
+    return verdict.model_copy(update={"issues": found + list(verdict.issues)})
 
 
 def timeline(args: argparse.Namespace, settings: Settings) -> int:

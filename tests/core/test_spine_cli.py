@@ -200,3 +200,148 @@ def test_cited_resources_are_validated_with_fhir_resources():
     assert any("MedicationAdministration/a1" in d and "dosage" in d for d in problems), problems
     assert not any("a2" in d for d in problems)
     assert not any("lots" in d for d in problems)  # field paths only, never values
+
+
+# Lines a batch must survive (issue 10): each gives its own error line, the rest go on.
+_BAD_LINES = [
+    json.dumps({**QUERY, "id": "patient-is-a-number", "patient": 5}),
+    json.dumps({**QUERY, "id": "patient-is-a-list", "patient": ["x"]}),
+    json.dumps({**QUERY, "id": "patient-is-an-object", "patient": {"reference": "Patient/1"}}),
+    json.dumps({**QUERY, "id": "patient-unknown", "patient": "nobody"}),
+    json.dumps({"id": "question-is-a-number", "question": 5}),
+    json.dumps({"id": "question-empty", "question": ""}),
+    json.dumps({"id": "question-not-understood", "question": "what?"}),
+    json.dumps({"id": "question-and-events", "question": "Was aspirin given before clopidogrel?", "events": []}),
+    json.dumps({**QUERY, "id": {"nested": 1}}),
+    json.dumps({**QUERY, "id": "events-is-a-string", "events": "aspirin"}),
+    json.dumps({**QUERY, "id": "relations-wrong", "relations": [{"from": "a", "to": "a", "type": "before"}]}),
+    json.dumps({**QUERY, "id": "scope-unknown", "scope": "galaxy"}),
+    json.dumps({**QUERY, "id": "within-negative", "relations": [{"from": "a", "to": "b", "type": "before",
+                                                                  "within": "-P1D"}]}),
+    json.dumps({**QUERY, "id": "extra-field", "colour": "red"}),
+    json.dumps([QUERY]),
+    json.dumps("a string"),
+    "42",
+    "null",
+    "{not json",
+    '{"id": "truncated", "events": [{"id": "a", "text": "asp',
+    "   ",
+    json.dumps({**QUERY, "id": "deep", "events": [{"id": "a", "text": "x", "codes": [[[[[[[]]]]]]]}]}),
+    json.dumps({"id": "empty-object"}),
+]
+
+
+def _good(i: int) -> str:
+    if i % 3 == 0:
+        return json.dumps({"id": f"good-{i}", "question": "Was aspirin given before clopidogrel?"})
+    return json.dumps({**QUERY, "id": f"good-{i}", "patient": BOYCE if i % 2 else f"Patient/{BOYCE}"})
+
+
+def test_batch_line_with_a_number_for_patient_does_not_end_the_batch(capsys, tmp_path):
+    """The reported case: 30 lines, line 13 with "patient": 5; every other line gets its verdict."""
+    lines = [_good(i) for i in range(30)]
+    lines[12] = json.dumps({**QUERY, "id": "bad", "patient": 5})
+    qfile, ofile = tmp_path / "q.jsonl", tmp_path / "out.jsonl"
+    qfile.write_text("\n".join(lines) + "\n")
+    code, _, err = _run(["verify", "--bundle", str(EXAMPLES / "synthea"), "--patient", BOYCE, "--no-notes",
+                         "--queries", str(qfile), "--out", str(ofile)], capsys)
+    rows = [json.loads(line) for line in ofile.read_text().splitlines()]
+    assert code == 0 and len(rows) == 30 and "30 lines, 1 errors" in err
+    assert rows[12]["id"] == "bad" and "patient" in rows[12]["error"]["issue"][0]["diagnostics"]
+    assert all(r["verdict"] == "supported" for i, r in enumerate(rows) if i != 12)
+
+
+def test_batch_fuzz_every_good_line_gets_its_verdict(capsys, tmp_path):
+    import random
+
+    rng = random.Random(10)
+    bad = _BAD_LINES * 2 + [bytes(rng.randrange(256) for _ in range(rng.randrange(1, 40))).decode("latin-1")
+                            for _ in range(10)]
+    good = [_good(i) for i in range(20)]
+    lines = bad + good
+    rng.shuffle(lines)
+    qfile, ofile = tmp_path / "q.jsonl", tmp_path / "out.jsonl"
+    qfile.write_bytes(b"\n".join(line.encode("utf-8", "surrogateescape") for line in lines) + b"\n"
+                      + b'{"id": "not-utf8", "question": "\xff\xfe"}\n')
+    n_in = len(qfile.read_bytes().splitlines())
+    code, _, _ = _run(["verify", "--bundle", str(EXAMPLES / "synthea"), "--patient", BOYCE, "--no-notes",
+                       "--queries", str(qfile), "--out", str(ofile)], capsys)
+    rows = [json.loads(line) for line in ofile.read_text().splitlines()]
+    assert code == 0 and len(rows) == n_in
+    by_id = {r["id"]: r for r in rows if isinstance(r["id"], str) and r["id"].startswith("good-")}
+    assert sorted(by_id) == sorted(f"good-{i}" for i in range(20))
+    assert all(r.get("verdict") == "supported" for r in by_id.values())
+    errors = [r for r in rows if "error" in r]
+    assert len(errors) == n_in - 20
+    for r in errors:
+        [issue] = r["error"]["issue"]
+        assert issue["code"] != "exception", issue  # each bad line is named as invalid input
+        assert issue["diagnostics"].startswith("line ")
+
+
+def test_malformed_input_file_is_in_the_verdict_issues(capsys, tmp_path):
+    folder = tmp_path / "input"
+    folder.mkdir()
+    boyce = next((EXAMPLES / "synthea").glob("Boyce638*.json"))
+    shutil.copy(boyce, folder / "boyce.json")
+    (folder / "truncated.json").write_bytes(boyce.read_bytes()[:5000])
+    qfile, ofile = tmp_path / "q.jsonl", tmp_path / "out.jsonl"
+    qfile.write_text(json.dumps(QUERY) + "\n")
+    code, _, err = _run(["verify", "--bundle", str(folder), "--no-notes", "--queries", str(qfile),
+                         "--out", str(ofile)], capsys)
+    [row] = [json.loads(line) for line in ofile.read_text().splitlines()]
+    assert code == 0 and row["verdict"] == "supported"
+    [issue] = [i for i in row["issues"] if "truncated.json" in i["diagnostics"]]
+    assert issue["severity"] == "error" and "malformed JSON" in issue["diagnostics"]
+    assert "truncated.json" in err
+    code, out, _ = _run(["verify", "--bundle", str(folder), "--no-notes", "--query", json.dumps(QUERY)], capsys)
+    assert any("truncated.json" in i["diagnostics"] for i in json.loads(out)["issues"])
+
+
+@pytest.fixture(scope="module")
+def boyce_verify():
+    from medeventgraph.api import load, select_patient
+    from medeventgraph.core.index import build_index
+    from medeventgraph.core.verify import verify_query
+
+    settings = Settings(notes=False)
+    index = build_index(select_patient(load(EXAMPLES / "synthea", settings=settings), BOYCE), settings)
+
+    def run(query, patient):
+        if patient not in (None, BOYCE, f"Patient/{BOYCE}"):
+            from medeventgraph.outcome import InputError, Issue
+
+            raise InputError(Issue("error", "not-found", "the requested patient is not in the input"))
+        return verify_query(index, query, settings).model_dump(mode="json")
+
+    return run
+
+
+def _line_strategy():
+    from hypothesis import strategies as st
+
+    scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12)
+    values = st.recursive(scalars, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8), c, max_size=3),
+                          max_leaves=12)
+    keys = st.sampled_from(["id", "patient", "question", "events", "relations", "scope", "x"])
+    mutated = st.dictionaries(keys, values, max_size=4).map(lambda d: json.dumps({**QUERY, **d}))
+    return st.one_of(values.map(json.dumps), mutated, st.binary(max_size=40).map(lambda b: b.decode("latin-1")))
+
+
+def test_answer_line_property(boyce_verify):
+    """Any line gives exactly one row: its verdict or an error naming the line; never an exception."""
+    from hypothesis import HealthCheck, given
+    from hypothesis import settings as hsettings
+    from medeventgraph.api import parse_query
+    from medeventgraph.batch import answer_line
+
+    @hsettings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(_line_strategy())
+    def check(line):
+        row = answer_line(line.encode("utf-8", "surrogatepass"), 7, boyce_verify, parse_query)
+        assert "id" in row and (("error" in row) != ("verdict" in row))
+        if "error" in row:
+            [issue] = row["error"]["issue"]
+            assert issue["code"] != "exception" and issue["diagnostics"].startswith("line 7: ")
+
+    check()
