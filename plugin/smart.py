@@ -36,13 +36,16 @@ from .smart_oauth import (
 )
 from .smart_page import PageContext, render_notice, render_page
 from .smart_record import fetch_record
-from .smart_store import TtlStore, new_token
+from .smart_store import TtlStore, new_token, same_token, token_hash
 
 __all__ = ["SESSION_COOKIE", "SmartState", "VerifyRequest", "install_smart", "router"]
 
 log = logging.getLogger("medeventgraph.smart")
 
 SESSION_COOKIE = "meg_smart_session"
+# Binds a launch's `state` to the browser that started it (login CSRF): set at /smart/launch,
+# its hash kept with the pending launch, required at /smart/callback.
+LAUNCH_COOKIE = "meg_smart_launch"
 CSRF_HEADER = "X-CSRF-Token"
 _NO_STORE = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
 
@@ -53,6 +56,7 @@ class PendingLaunch:
     config: SmartConfiguration
     verifier: str
     redirect_uri: str
+    browser_hash: str  # token_hash of the LAUNCH_COOKIE this launch was started with
 
 
 @dataclass(frozen=True)
@@ -130,13 +134,23 @@ async def launch(request: Request, iss: str, launch: str) -> RedirectResponse:
     verifier, challenge = pkce_pair()
     state = new_token()
     redirect_uri = _redirect_uri(request, settings)
-    smart.launches.put(state, PendingLaunch(base, config, verifier, redirect_uri))
+    # One value per browser, reused by concurrent launches (two tabs) until it expires.
+    browser = request.cookies.get(LAUNCH_COOKIE)
+    if not browser or len(browser) > 128:
+        browser = new_token()
+    smart.launches.put(state, PendingLaunch(base, config, verifier, redirect_uri, token_hash(browser)))
     params = {"response_type": "code", "client_id": settings.smart_client_id, "redirect_uri": redirect_uri,
               "scope": settings.smart_scopes, "state": state, "aud": base, "launch": launch,
               "code_challenge": challenge, "code_challenge_method": "S256"}
     sep = "&" if "?" in config.authorization_endpoint else "?"
-    return RedirectResponse(config.authorization_endpoint + sep + urlencode(params), status_code=302,
+    resp = RedirectResponse(config.authorization_endpoint + sep + urlencode(params), status_code=302,
                             headers=_NO_STORE)
+    # Lax (not Strict): the callback arrives by a cross-site redirect from the EHR.
+    samesite = "none" if settings.smart_cookie_samesite == "none" else "lax"
+    resp.set_cookie(LAUNCH_COOKIE, browser, httponly=True, samesite=samesite, path="/smart",
+                    secure=samesite == "none" or redirect_uri.startswith("https://"),
+                    max_age=settings.smart_launch_ttl_seconds)
+    return resp
 
 
 @router.get("/callback", name="smart_callback")
@@ -144,8 +158,16 @@ async def callback(request: Request, code: str | None = None, state: str | None 
                    error: str | None = None) -> RedirectResponse:
     smart, meg = _states(request)
     settings = smart.settings
-    # Taken out of the store on first sight: a replayed or forged state never finds its launch.
-    pending = smart.launches.pop(state) if state else None
+    pending = smart.launches.get(state) if state else None
+    if pending is None:
+        raise HookError(400, "unknown, expired or already used state; launch the app again",
+                        code="security", expression=("state",))
+    if not same_token(request.cookies.get(LAUNCH_COOKIE), pending.browser_hash):
+        # Another client (an attacker's link, a scanner) brought this state: refused without using it up.
+        raise HookError(400, "this launch was not started in this browser (launch cookie missing or "
+                             "wrong); launch the app again", code="security", expression=("state",))
+    # Taken out of the store on first use: a replayed state never finds its launch.
+    pending = smart.launches.pop(state)
     if pending is None:
         raise HookError(400, "unknown, expired or already used state; launch the app again",
                         code="security", expression=("state",))

@@ -7,13 +7,15 @@ the entry closest to expiry goes first, so a flood of unfinished launches cannot
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 import threading
 import time
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-__all__ = ["TtlStore", "new_token"]
+__all__ = ["TtlStore", "new_token", "same_token", "token_hash"]
 
 T = TypeVar("T")
 
@@ -21,6 +23,17 @@ T = TypeVar("T")
 def new_token() -> str:
     """An opaque, unguessable identifier (256 bits) for state values, sessions and CSRF tokens."""
     return secrets.token_urlsafe(32)
+
+
+def token_hash(token: str) -> str:
+    """SHA-256 of a token, hex: kept server-side where only a later comparison is needed, so a
+    dump of the store does not hand out the browser's cookie."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def same_token(token: str | None, stored_hash: str) -> bool:
+    """Whether `token` is the one whose hash was stored (constant-time comparison)."""
+    return bool(token) and hmac.compare_digest(token_hash(token or ""), stored_hash)
 
 
 class TtlStore(Generic[T]):
