@@ -13,6 +13,7 @@ from medeventgraph import __version__
 from medeventgraph.settings import Settings
 
 from . import routes_discovery, routes_feedback, routes_hooks
+from .body_limit import BodyLimitMiddleware
 from .deps import ServiceState
 from .engine import Engine
 from .errors import install_error_handlers
@@ -55,6 +56,8 @@ def create_app(settings: Settings) -> FastAPI:
                   description="CDS Hooks 2.0 services that verify clinical event relations in the "
                               "patient's FHIR record and cite the evidence.")
     app.state.meg = state
+    # Inside CORS (so a browser can read the 413), outside everything that reads a body.
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes)
     # Browsers (e.g. the CDS Hooks sandbox) call cross-origin; preflights never need a JWT.
     app.add_middleware(
         CORSMiddleware,
