@@ -61,3 +61,19 @@ def septic_shock_record() -> dict[str, Any]:
         _creatinine("meg-bind-cr-2", 1.0, "2023-05-04T07:00:00Z"),
     ]
     return {"resourceType": "Bundle", "type": "collection", "entry": [{"resource": r} for r in resources]}
+
+
+def two_encounter_record() -> dict[str, Any]:
+    """The septic-shock stay, then a second admission where acute kidney injury is recorded."""
+    record = septic_shock_record()
+    enc2 = {"reference": "Encounter/meg-bind-enc-2"}
+    aki = _condition("meg-bind-aki-2", "14669001", "Acute kidney injury", "2023-08-02T09:00:00Z")
+    aki["encounter"] = enc2
+    record["entry"] += [
+        {"resource": {"resourceType": "Encounter", "id": "meg-bind-enc-2", "status": "finished",
+                      "class": {"system": "http://terminology.hl7.org/CodeSystem/v3-ActCode", "code": "IMP"},
+                      "subject": _SUBJECT,
+                      "period": {"start": "2023-08-01T08:00:00Z", "end": "2023-08-05T12:00:00Z"}}},
+        {"resource": aki},
+    ]
+    return record

@@ -15,6 +15,7 @@ from medeventgraph.settings import Settings
 
 from .conftest import AKI_PATIENT, index_of
 from .helpers import chain, pair
+from .test_purity import whole
 
 QUERIES = [
     pair("vancomycin", "norepinephrine"),
@@ -39,9 +40,8 @@ def test_same_bundle_same_verdict_across_budgets_channels_memory(lance):
         for s in VARIANTS:
             v = verify_query(lance, q, s)
             again = verify_query(lance, q, s)
-            assert (v.bundle_hash, v.verdict, v.s_plus, v.s_minus) == (
-                again.bundle_hash, again.verdict, again.s_plus, again.s_minus)
-            outcome = (v.verdict, v.s_plus, v.s_minus)
+            assert whole(v) == whole(again)
+            outcome = whole(v)  # label, S+, S-, failure, relations, citations, evidence: all but search
             assert seen.setdefault(v.bundle_hash, outcome) == outcome, (q.id, s)
             assert "depths" not in orjson.dumps([e.model_dump() for e in v.evidence]).decode()
 
@@ -65,14 +65,14 @@ def test_resource_order_changes_nothing(lance_raw):
     original = index_of(lance_raw, s)
     for q in QUERIES:
         a, b = verify_query(original, q, s), verify_query(shuffled, q, s)
-        assert (a.bundle_hash, a.verdict, a.s_plus, a.s_minus) == (b.bundle_hash, b.verdict, b.s_plus, b.s_minus)
+        assert a.bundle_hash == b.bundle_hash and whole(a) == whole(b)
 
 
 def test_memory_on_off_same_verdict_for_identical_bundles(aki):
     q = chain([("vancomycin", "medication"), ("creatinine rise", "derived"), ("acute kidney injury", "condition")])
     off, on = verify_query(aki, q, Settings(notes=False)), verify_query(aki, q, Settings(notes=False, memory=True))
     if off.bundle_hash == on.bundle_hash:
-        assert (off.verdict, off.s_plus, off.s_minus) == (on.verdict, on.s_plus, on.s_minus)
+        assert whole(off) == whole(on)
 
 
 def test_removing_supporting_resources_never_keeps_support_on_them(lance_raw):
