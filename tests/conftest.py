@@ -12,9 +12,30 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
-SHARED_DATA = REPO.parent / "shared" / "data"
+BUNDLED_DATA = REPO / "tests" / "data"  # small attributed copies: every test runs from the clone alone
 SERVER_DIR = REPO / "tools" / "fhir-test-server"
 CDS_TEST_DATA = REPO / "tests" / "cds_hooks" / "data"  # two small patients with the pairs Synthea lacks
+
+
+def shared_data_root() -> Path | None:
+    """`../shared/data` beside the checkout, when present; `MEG_TEST_SHARED_DATA=off` hides it, so
+    CI can prove the suite runs from the bundled data alone (another path points elsewhere)."""
+    setting = os.environ.get("MEG_TEST_SHARED_DATA", "")
+    if setting == "off":
+        return None
+    root = Path(setting) if setting else REPO.parent / "shared" / "data"
+    return root if root.is_dir() else None
+
+
+def data_source(name: str) -> Path:
+    """One data source's folder: the fuller shared copy when present, else the bundled one."""
+    shared = shared_data_root()
+    if shared is not None and (shared / name).is_dir():
+        return shared / name
+    bundled = BUNDLED_DATA / name
+    if not bundled.is_dir():
+        missing(f"test data {name!r} is neither in ../shared/data nor in tests/data")
+    return bundled
 
 
 def missing(reason: str) -> None:
@@ -28,14 +49,19 @@ def missing(reason: str) -> None:
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    if not SHARED_DATA.is_dir():
-        missing("../shared/data is not beside this checkout")
-    return SHARED_DATA
+    """A data root laid out like ../shared/data (synthea/, clinosim/, …): the shared one when
+    present, else tests/data."""
+    return shared_data_root() or BUNDLED_DATA
 
 
 @pytest.fixture(scope="session")
-def synthea_dir(shared_data: Path) -> Path:
-    return shared_data / "synthea"
+def synthea_dir() -> Path:
+    return data_source("synthea")
+
+
+@pytest.fixture(scope="session")
+def clinosim_dir() -> Path:
+    return data_source("clinosim") / "fhir_r4"
 
 
 @pytest.fixture(scope="session")

@@ -97,8 +97,8 @@ def test_patient_view_fetches_missing_prefetch_from_fhir_server(service, fhir_se
 
 
 def test_fetch_follows_paging(service, fhir_server, synthea_dir):
-    # Manuel446 has 144 Observations: three pages of 50 on the test server.
-    path = next(p for p in _synthea_files(synthea_dir) if p.name.startswith("Manuel446"))
+    # Lance203 has 342 Observations: seven pages of 50 on the test server.
+    path = next(p for p in _synthea_files(synthea_dir) if p.name.startswith("Lance203"))
     pid, by_type = load_patient(path)
     prefetch = prefetch_for(by_type, omit=("observations",))
     prefetch["conditions"] = None  # a failed prefetch key arrives as null
@@ -109,7 +109,7 @@ def test_fetch_follows_paging(service, fhir_server, synthea_dir):
     indexes = [v for (p, _), v in cache._items.items() if p == pid]
     assert indexes
     got = {ref for ref in indexes[-1].record.resources if ref.startswith("Observation/")}
-    assert len(got) == len(by_type["Observation"]) == 144
+    assert len(got) == len(by_type["Observation"]) == 342
     assert len({r for r in indexes[-1].record.resources if r.startswith("Condition/")}) == len(by_type["Condition"])
 
 

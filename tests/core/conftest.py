@@ -42,8 +42,8 @@ def boyce(synthea_dir: Path, settings: Settings) -> PatientIndex:
 
 
 @pytest.fixture(scope="session")
-def clinosim(shared_data: Path):
-    return load_paths([shared_data / "clinosim" / "fhir_r4"])
+def clinosim(clinosim_dir: Path):
+    return load_paths([clinosim_dir])
 
 
 @pytest.fixture(scope="session")

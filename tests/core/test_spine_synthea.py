@@ -106,7 +106,7 @@ def test_every_citation_resolves_to_the_queried_patient(indexes):
                 assert resource in index.record.resources, (q.id, ref)
                 assert OWNERS[index.patient].get(resource) == index.patient, (q.id, ref)
             checked += 1
-    assert checked >= 8
+    assert checked >= min(8, len(indexes) + 2)  # 12 shared patients, or the 4 bundled ones
 
 
 def test_strictly_ordered_pairs_are_supported_one_way_only(indexes):
@@ -120,7 +120,7 @@ def test_strictly_ordered_pairs_are_supported_one_way_only(indexes):
             assert reverse.verdict is not Label.SUPPORTED, (index.patient, q.id)
             assert reverse.verdict is Label.REFUTED, (index.patient, q.id, reverse.failure)
             pairs += 1
-    assert pairs >= 20
+    assert pairs >= min(20, 3 * len(indexes))
 
 
 def test_absent_events_are_never_supported(indexes):

@@ -9,8 +9,6 @@ from typing import Any
 import pytest
 from medeventgraph.fhir_adapters import IngestResult, load_paths
 
-from ..conftest import missing
-
 PATIENT_ID = "p1"
 
 
@@ -28,11 +26,8 @@ def synthea_results(synthea_files: list[Path]) -> dict[str, IngestResult]:
 
 
 @pytest.fixture(scope="session")
-def clinosim_result(shared_data: Path) -> IngestResult:
-    folder = shared_data / "clinosim" / "fhir_r4"
-    if not folder.is_dir():
-        missing("clinosim data not present")
-    return load_paths([folder])
+def clinosim_result(clinosim_dir: Path) -> IngestResult:
+    return load_paths([clinosim_dir])
 
 
 def b64(text: str) -> str:

@@ -30,11 +30,8 @@ def synthea_notes(synthea_dir: Path) -> list[NoteDocument]:
 
 
 @pytest.fixture(scope="session")
-def clinosim_notes(shared_data: Path) -> list[NoteDocument]:
-    folder = shared_data / "clinosim" / "fhir_r4"
-    if not (folder / "DocumentReference.ndjson.gz").exists():
-        missing("no clinosim notes")
-    result = load_paths([folder / "Patient.ndjson.gz", folder / "DocumentReference.ndjson.gz"])
+def clinosim_notes(clinosim_dir: Path) -> list[NoteDocument]:
+    result = load_paths([clinosim_dir / "Patient.ndjson.gz", clinosim_dir / "DocumentReference.ndjson.gz"])
     return result.documents
 
 
