@@ -31,6 +31,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Protocol
 
+from medeventgraph.core.actions import action_admits, counts_against
 from medeventgraph.core.lexicon import ExpandedTerm, Lexicon, normalize_text
 from medeventgraph.core.query import EventSpec, VerificationQuery
 from medeventgraph.occurrence import Kind
@@ -101,6 +102,10 @@ class BoundItem(Protocol):
     def displays(self) -> tuple[str, ...]: ...  # normalised display texts
     @property
     def codes(self) -> tuple[str, ...]: ...  # "system|code"
+    @property
+    def action(self) -> str | None: ...  # Occurrence.action's value, or "resulted" for a result-time item
+    @property
+    def has_issued(self) -> bool: ...  # a lab whose result time could stand for `resulted`
 
 
 @dataclass(frozen=True)
@@ -126,8 +131,15 @@ BasisCheck = Callable[[BoundItem, EventSpec, str, BindingContext], bool]
 
 
 def event_admits(item: BoundItem, event: EventSpec) -> bool:
-    """Constraints every basis must meet: the event's kind, and a status that is a record."""
-    return kind_allows(event.kind, item.kind) and item.status not in EXCLUDED_STATUS
+    """Constraints every basis must meet: the event's kind, its action (core.actions: an order
+    is not a dose), and a status that is a record (or, for administered / performed, one that
+    says it did not happen: admitted as counter-evidence)."""
+    action = event.effective_action
+    return (
+        kind_allows(event.kind, item.kind)
+        and action_admits(action, item.action, item.kind, item.has_issued)
+        and (item.status not in EXCLUDED_STATUS or counts_against(action, item.status))
+    )
 
 
 @lru_cache(maxsize=4096)

@@ -76,6 +76,12 @@ class EvidenceItem:
     copied_from: str | None = None
     displays: tuple[str, ...] = ()  # normalised display texts: what a text or lexicon basis is checked on
     basis: tuple[BindingBasis, ...] = ()  # why the item binds to each of `events` (each re-checked)
+    action: str | None = None  # what happened (core.actions); "resulted": `time` is the result time
+
+    @property
+    def has_issued(self) -> bool:
+        """An item's time is already chosen: a collected lab item cannot stand for its result."""
+        return False
 
 
 @dataclass(frozen=True)
@@ -121,7 +127,23 @@ def _source_resolves(
     return text is not None and 0 <= src.start < src.end <= len(text)
 
 
-def _item(cand: Candidate, unit: str | None) -> EvidenceItem:
+def _action(occ: Occurrence) -> str | None:
+    return occ.action.value if occ.action else None
+
+
+def _result_time(
+    basis: tuple[BindingBasis, ...], query: VerificationQuery
+) -> tuple[tuple[BindingBasis, ...], bool, tuple[BindingBasis, ...]]:
+    """(bases kept, whether the item's time is the result time, bases dropped). An item has one
+    time: when its events differ on asking for the result time (`resulted`), the claims for
+    the events asking it are the ones dropped."""
+    resulted = tuple(b for b in basis if query.event(b.event).effective_action == "resulted")
+    if resulted and len(resulted) < len(basis):
+        return tuple(b for b in basis if b not in resulted), False, resulted
+    return basis, bool(resulted), ()
+
+
+def _item(cand: Candidate, unit: str | None, resulted: bool = False) -> EvidenceItem:
     occ = cand.occurrence
     assertion = replace(occ.assertion, historical=True) if cand.historical_display else occ.assertion
     open_end = occ.kind is Kind.CONDITION and occ.origin is Origin.STRUCTURED and occ.time.end is None
@@ -134,8 +156,8 @@ def _item(cand: Candidate, unit: str | None) -> EvidenceItem:
         concept=occ.concept.text,
         codes=_codes(occ),
         context=render_context(occ),
-        time=occ.time,
-        documented=occ.documented,
+        time=occ.issued if resulted and occ.issued is not None else occ.time,
+        documented=None if resulted else occ.documented,
         open_end=open_end,
         encounter=occ.encounter,
         unit=unit,
@@ -148,6 +170,7 @@ def _item(cand: Candidate, unit: str | None) -> EvidenceItem:
         copied_from=occ.extra_value("copied_from"),
         displays=_displays(occ),
         basis=tuple(sorted(set(cand.basis))),
+        action="resulted" if resulted else _action(occ),
     )
 
 
@@ -159,6 +182,8 @@ class _Probe:
     status: str | None
     displays: tuple[str, ...]
     codes: tuple[str, ...]
+    action: str | None
+    has_issued: bool
 
 
 def _codes(occ: Occurrence) -> tuple[str, ...]:
@@ -198,10 +223,10 @@ def contract(
             if prev is not None:
                 cand = Candidate(occ, prev.basis + cand.basis, prev.historical_display or cand.historical_display)
             merged[occ.id] = cand
-    bound: list[Candidate] = []
+    bound: list[tuple[Candidate, bool]] = []
     for cand in merged.values():
         occ = cand.occurrence
-        probe = _Probe(occ.kind, occ.status, _displays(occ), _codes(occ))
+        probe = _Probe(occ.kind, occ.status, _displays(occ), _codes(occ), _action(occ), occ.issued is not None)
         claimed = sorted(set(cand.basis))
         holding = tuple(b for b in claimed if basis_holds(b, probe, ctx))
         for b in set(claimed) - set(holding):
@@ -209,8 +234,11 @@ def contract(
         if not holding:
             rejected["binding"] += 1
             continue
-        bound.append(Candidate(cand.occurrence, holding, cand.historical_display))
-    items = [_item(c, scope_unit(c.occurrence, query.scope, episodes)) for c in bound]
+        holding, resulted, dropped = _result_time(holding, query)
+        for b in dropped:
+            unbound.add((cand.occurrence.id, b.describe()))
+        bound.append((Candidate(cand.occurrence, holding, cand.historical_display), resulted))
+    items = [_item(c, scope_unit(c.occurrence, query.scope, episodes), resulted) for c, resulted in bound]
     items = _drop_scope_invalid(items, query, rejected)
     present = {i.occurrence for i in items}
     # Copied-forward text is not independent evidence: keep the origin when it is present.

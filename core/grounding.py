@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from medeventgraph.core.actions import action_admits, counts_against
 from medeventgraph.core.binding import EXCLUDED_STATUS, BasisKind, BindingBasis, allowed_kinds, kind_allows
 from medeventgraph.core.lexicon import ExpandedTerm, Lexicon, normalize_text
 from medeventgraph.core.query import EventSpec
@@ -69,8 +70,11 @@ def ground_event(
     allowed = allowed_kinds(event.kind)  # kind_allows, hoisted
     codes = query_codes | lexicon_codes
     texts: dict[str, tuple[str, bool] | None] = {}  # display text -> (term, historical) or no match
+    action = event.effective_action
     for occ in occurrences:
-        if occ.kind not in allowed or occ.status in EXCLUDED_STATUS:
+        if occ.kind not in allowed or not action_admits(action, occ.action, occ.kind, occ.issued is not None):
+            continue
+        if occ.status in EXCLUDED_STATUS and not counts_against(action, occ.status):
             continue
         if event.hidden:
             matches.append(Match(occ.id, "kind", event.kind or "", basis=BindingBasis(event.id, BasisKind.KIND,

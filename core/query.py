@@ -11,6 +11,7 @@ from medeventgraph.occurrence import Kind
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
+    "ACTIONS",
     "QUERY_KINDS",
     "CodeRef",
     "EventSpec",
@@ -23,6 +24,19 @@ __all__ = [
 
 # Kinds a query may name: the clinical types of DESIGN.md.
 QUERY_KINDS = ("medication", "lab", "vital", "condition", "procedure", "derived", "immunization", "allergy")
+
+
+# What may have happened to an event of each kind (issue #13); the first is the default.
+# Kinds not listed take no action. `any` keeps every record of a medication (order, dose,
+# dispense, statement), which was the only behaviour before actions existed.
+ACTIONS: dict[str, tuple[str, ...]] = {
+    "medication": ("any", "ordered", "administered", "dispensed", "reported"),
+    "lab": ("collected", "resulted"),
+    "procedure": ("performed", "ordered"),
+}
+_ACTION_KINDS = {a: tuple(k for k, acts in ACTIONS.items() if a in acts) for acts in ACTIONS.values() for a in acts}
+
+ActionName = Literal["any", "ordered", "administered", "dispensed", "reported", "collected", "resulted", "performed"]
 
 
 class RelationType(str, Enum):
@@ -66,6 +80,14 @@ class EventSpec(BaseModel):
     kind: Literal["medication", "lab", "vital", "condition", "procedure", "derived", "immunization", "allergy"] | None = None
     codes: list[CodeRef] = Field(default_factory=list)
     hidden: bool = False
+    action: ActionName | None = Field(
+        default=None,
+        description=(
+            "What happened to the event. medication: any (default) | ordered | administered | dispensed | "
+            "reported; lab: collected (default, effective time) | resulted (issued time); procedure: "
+            "performed (default) | ordered (ServiceRequest). Other kinds take none."
+        ),
+    )
 
     @model_validator(mode="after")
     def _named_or_hidden(self) -> EventSpec:
@@ -73,7 +95,24 @@ class EventSpec(BaseModel):
             raise ValueError(f"event {self.id!r} needs text or codes (or hidden: true)")
         if self.hidden and not self.kind:
             raise ValueError(f"hidden event {self.id!r} needs a kind")
+        if self.action is not None and self.action != "any":
+            kinds = _ACTION_KINDS[self.action]
+            if self.kind is None and len(kinds) != 1:
+                raise ValueError(f"event {self.id!r}: action {self.action!r} needs a kind ({' or '.join(kinds)})")
+            if self.kind is not None and self.kind not in kinds:
+                allowed = ACTIONS.get(self.kind)
+                raise ValueError(
+                    f"event {self.id!r}: a {self.kind} event cannot be {self.action!r}"
+                    + (f" (one of: {', '.join(allowed)})" if allowed else " (it takes no action)")
+                )
         return self
+
+    @property
+    def effective_action(self) -> str:
+        """The action asked for, with the kind's default filled in ("any" when none applies)."""
+        if self.action is not None:
+            return self.action
+        return ACTIONS[self.kind][0] if self.kind in ACTIONS else "any"
 
     @property
     def kind_enum(self) -> Kind | None:

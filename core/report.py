@@ -16,7 +16,7 @@ from medeventgraph.core.verdict import (
     TimeOut,
     Verdict,
 )
-from medeventgraph.occurrence import EventTime
+from medeventgraph.occurrence import EventTime, TimeType
 
 __all__ = ["time_out", "to_verdict"]
 
@@ -66,6 +66,7 @@ def _evidence(item: EvidenceItem, polarity: str) -> EvidenceOut:
         derived_from=list(item.derived_from),
         basis=[b.describe() for b in item.basis],
         polarity=polarity,
+        action=item.action,
     )
 
 
@@ -114,7 +115,7 @@ def to_verdict(
                 within=f.relation.within,
                 timing=f.timing.value,
                 pair=list(f.pair),
-                explanation=f.explanation,
+                explanation=f.explanation + _qualifiers(bundle, f.pair),
             )
             for f in assessment.relations
         ],
@@ -126,6 +127,24 @@ def to_verdict(
         issues=issues,
         search=metadata,
     )
+
+
+def _qualifiers(bundle: EvidenceBundle, pair: tuple[str, ...]) -> str:
+    """What the pair's times and actions mean: an action the query asked for, a result time,
+    a time known only as its encounter's period."""
+    items = {i.occurrence: i for i in bundle.items}
+    notes = []
+    for occ in pair:
+        item = items.get(occ)
+        if item is None:
+            continue
+        asked = {bundle.query.event(e).effective_action for e in item.events} - {"any"}
+        if asked and item.action:
+            notes.append(f"{occ} {item.action}" + (" (time of the result)" if item.action == "resulted" else ""))
+        if item.time.type is TimeType.ENCOUNTER_BOUNDED:
+            notes.append(f"{occ} has no time of its own: within its encounter {format_time(item.time.start)}"
+                         f" to {format_time(item.time.end)}")
+    return "; " + "; ".join(notes) if notes else ""
 
 
 def _validate_cited(index: PatientIndex, citations: list[str]):

@@ -5,6 +5,10 @@ anywhere in that day, so two same-day events have unknown order, not "before". A
 affirms a current event, documented at T, bounds the event's start to "no later than T":
 that bound can make "A before B" compatible (T before B), but a bounded-only time never
 counts as resolved, so it cannot refute.
+
+An encounter-bounded time (no time of its own, only its encounter's period) is one window
+for both ends, the whole period: two such items in different, non-overlapping encounters are
+ordered by them (and can refute), within one encounter their order stays unknown.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 
 from medeventgraph.core.query import RelationType
-from medeventgraph.occurrence import GRANULARITY_SPAN, EventTime
+from medeventgraph.occurrence import GRANULARITY_SPAN, EventTime, TimeType
 
 __all__ = ["Comparison", "Span", "Timing", "Window", "compare", "shift", "span_of"]
 
@@ -60,6 +64,9 @@ def _window(dt: datetime, t: EventTime) -> Window:
 
 def span_of(time: EventTime, documented: EventTime | None = None, open_end: bool = False) -> Span | None:
     """The windows an item's interval can occupy, or None when nothing bounds it."""
+    if time.type is TimeType.ENCOUNTER_BOUNDED and time.resolved and time.start is not None:
+        inside = Window(time.start, _window(time.end or time.start, time).hi)
+        return Span(inside, inside, True)
     if time.resolved and time.start is not None:
         start = _window(time.start, time)
         if time.end is not None:

@@ -70,6 +70,8 @@ class EvidenceOut(BaseModel):
     derived_from: list[str] = Field(default_factory=list)
     basis: list[str] = Field(default_factory=list, description="why it grounds each event: event:kind:detail")
     polarity: str = Field(default="neutral", description="supports | counters | neutral")
+    action: str | None = Field(default=None, description="what happened: ordered | administered | dispensed | "
+                               "reported | performed | collected | resulted (the time is then the result time)")
 
 
 class RelationOut(BaseModel):

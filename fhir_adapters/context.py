@@ -8,11 +8,10 @@ from medeventgraph.fhir_adapters.elements import as_list, concept
 from medeventgraph.fhir_adapters.limits import InputLimits
 from medeventgraph.fhir_adapters.references import ReferenceIndex, reference_string
 from medeventgraph.fhir_adapters.resource_types import OCCURRENCE_TYPES
-from medeventgraph.occurrence import Concept, NoteDocument, Occurrence
+from medeventgraph.occurrence import Concept, EventTime, NoteDocument, Occurrence
 from medeventgraph.outcome import Issue
 
 __all__ = ["MapContext"]
-
 
 
 class MapContext:
@@ -23,6 +22,7 @@ class MapContext:
         owner: dict[str, str],
         encounter_episode: dict[str, str],
         limits: InputLimits,
+        encounter_bounds: dict[str, EventTime] | None = None,
     ):
         self.index = index
         self.resources = resources
@@ -30,6 +30,8 @@ class MapContext:
         self.encounter_episode = encounter_episode
         self.limits = limits
         self.max_note_chars = limits.max_note_chars
+        # Encounter key -> its period as an encounter-bounded time (times.encounter_bound).
+        self.encounter_bounds = encounter_bounds or {}
         self.occurrences: list[Occurrence] = []
         self.documents: list[NoteDocument] = []
         self.issues: list[Issue] = []

@@ -2,7 +2,7 @@
 NoteDocuments) appended to the MapContext; it never raises for bad content, it records Issues.
 
 Types not listed here (Claim, ExplanationOfBenefit, Provenance, SupplyDelivery, CareTeam,
-CarePlan, ImagingStudy, Device, Medication, ServiceRequest, Specimen, ...) are kept as raw
+CarePlan, ImagingStudy, Device, Medication, Specimen, ...) are kept as raw
 resources with their ownership but give no occurrence; Medication is read through
 medicationReference by the medication mappers.
 """
@@ -33,6 +33,7 @@ from medeventgraph.fhir_adapters.mappers_medication import (
     map_medication_request,
     map_medication_statement,
 )
+from medeventgraph.fhir_adapters.mappers_requests import map_service_request
 
 __all__ = ["MAPPERS", "Mapper"]
 
@@ -53,4 +54,5 @@ MAPPERS: dict[str, Mapper] = {
     "DocumentReference": map_document_reference,
     "Composition": map_composition,
     "MedicationDispense": map_medication_dispense,
+    "ServiceRequest": map_service_request,
 }

@@ -9,13 +9,15 @@ from medeventgraph.fhir_adapters.elements import as_list, codes, concept, concep
 from medeventgraph.fhir_adapters.mapping_common import (
     NEGATED,
     UNKNOWN,
+    did_not_happen,
     pick_time,
     status_of,
     verification_assertion,
 )
-from medeventgraph.fhir_adapters.times import choice_time, coarser, period_time
+from medeventgraph.fhir_adapters.times import choice_time, coarser, instant_time, period_time
 from medeventgraph.occurrence import (
     AFFIRMED,
+    Action,
     Concept,
     EventTime,
     Kind,
@@ -96,8 +98,9 @@ def _abatement(raw: dict[str, Any]) -> EventTime | None:
 
 
 def map_condition(ctx: MapContext, raw: dict[str, Any], key: str, patient: str) -> None:
+    encounter, episode = ctx.context_of(raw, "encounter", "context")
     time, path, documented = pick_time(ctx, raw, "onset", (("recordedDate", TimeType.RECORDED),),
-                                       "onset[x] or recordedDate")
+                                       "onset[x] or recordedDate", encounter)
     if time.type is TimeType.OCCURRENCE and time.start is not None:
         ab = _abatement(raw)
         if ab is not None and ab.start is not None and ab.start >= time.start:
@@ -111,7 +114,6 @@ def map_condition(ctx: MapContext, raw: dict[str, Any], key: str, patient: str) 
         extra.append(("verificationStatus", ver))
     for cat in codes(raw.get("category")):
         extra.append(("category", cat))
-    encounter, episode = ctx.context_of(raw, "encounter", "context")
     links = ctx.links(raw, ())
     for ev in as_list(raw.get("evidence")):
         if isinstance(ev, dict) and ev.get("detail") is not None:
@@ -138,18 +140,19 @@ def map_observation(ctx: MapContext, raw: dict[str, Any], key: str, patient: str
         if k is not None:
             kind = k
             break
+    encounter, episode = ctx.context_of(raw, "encounter", "context")
     time, tpath, documented = pick_time(ctx, raw, "effective", (("issued", TimeType.DOCUMENTATION),),
-                                        "effective[x] or issued")
+                                        "effective[x] or issued", encounter)
+    issued = instant_time(raw.get("issued"), TimeType.DOCUMENTATION)
     value, vpath = read_value(raw)
     status = status_of(raw)
-    encounter, episode = ctx.context_of(raw, "encounter", "context")
     extra = tuple([("resource", "Observation")] + [("category", c) for c in cats])
     links = _enc_link(encounter, ctx.links(raw, _OBS_LINKS))
     ctx.occurrences.append(Occurrence(
         id=key, patient=patient, kind=kind, origin=_STRUCTURED, concept=concept(raw.get("code")),
         time=time, source=SourceRef("Observation", rid, vpath if value is not None else tpath),
         encounter=encounter, episode=episode, value=value, status=status, documented=documented,
-        links=links, extra=extra,
+        links=links, extra=extra, action=Action.COLLECTED, issued=issued,
     ))
     components = raw.get("component")
     if not isinstance(components, list):
@@ -164,14 +167,14 @@ def map_observation(ctx: MapContext, raw: dict[str, Any], key: str, patient: str
             concept=concept(comp.get("code")), time=time,
             source=SourceRef("Observation", rid, f"component[{i}].{cpath}" if cpath else f"component[{i}]"),
             encounter=encounter, episode=episode, value=cvalue, status=status, documented=documented,
-            links=(("componentOf", key),) + links, extra=extra,
+            links=(("componentOf", key),) + links, extra=extra, action=Action.COLLECTED, issued=issued,
         ))
 
 
 def map_procedure(ctx: MapContext, raw: dict[str, Any], key: str, patient: str) -> None:
     status = status_of(raw)
-    time, path, documented = pick_time(ctx, raw, "performed", (), "performed[x]")
     encounter, episode = ctx.context_of(raw, "encounter", "context")
+    time, path, documented = pick_time(ctx, raw, "performed", (), "performed[x]", encounter)
     links = ctx.links(raw, (("partOf", "partOf"), ("basedOn", "basedOn"), ("reasonReference", "reasonReference")))
     extra: list[tuple[str, str]] = [("resource", "Procedure")]
     if status:
@@ -181,16 +184,16 @@ def map_procedure(ctx: MapContext, raw: dict[str, Any], key: str, patient: str) 
     ctx.occurrences.append(Occurrence(
         id=key, patient=patient, kind=Kind.PROCEDURE, origin=_STRUCTURED, concept=concept(raw.get("code")),
         time=time, source=SourceRef("Procedure", key[10:], path), encounter=encounter, episode=episode,
-        assertion=NEGATED if status == "not-done" else AFFIRMED, status=status, documented=documented,
-        links=_enc_link(encounter, links), extra=tuple(extra),
+        assertion=NEGATED if did_not_happen(status, path) else AFFIRMED, status=status, documented=documented,
+        links=_enc_link(encounter, links), extra=tuple(extra), action=Action.PERFORMED,
     ))
 
 
 def map_immunization(ctx: MapContext, raw: dict[str, Any], key: str, patient: str) -> None:
     status = status_of(raw)
-    time, path, documented = pick_time(ctx, raw, "occurrence", (("recorded", TimeType.RECORDED),),
-                                       "occurrence[x] or recorded")
     encounter, episode = ctx.context_of(raw, "encounter")
+    time, path, documented = pick_time(ctx, raw, "occurrence", (("recorded", TimeType.RECORDED),),
+                                       "occurrence[x] or recorded", encounter)
     links = ctx.links(raw, (("reasonReference", "reasonReference"),))
     ctx.occurrences.append(Occurrence(
         id=key, patient=patient, kind=Kind.IMMUNIZATION, origin=_STRUCTURED,
@@ -202,8 +205,9 @@ def map_immunization(ctx: MapContext, raw: dict[str, Any], key: str, patient: st
 
 
 def map_allergy(ctx: MapContext, raw: dict[str, Any], key: str, patient: str) -> None:
+    encounter, episode = ctx.context_of(raw, "encounter")
     time, path, documented = pick_time(ctx, raw, "onset", (("recordedDate", TimeType.RECORDED),),
-                                       "onset[x] or recordedDate")
+                                       "onset[x] or recordedDate", encounter)
     assertion, status, ver = verification_assertion(raw)
     extra: list[tuple[str, str]] = [("resource", "AllergyIntolerance")]
     clinical = first_code(raw.get("clinicalStatus"))
@@ -218,7 +222,6 @@ def map_allergy(ctx: MapContext, raw: dict[str, Any], key: str, patient: str) ->
     for cat in as_list(raw.get("category")):
         if isinstance(cat, str):
             extra.append(("category", cat))
-    encounter, episode = ctx.context_of(raw, "encounter")
     ctx.occurrences.append(Occurrence(
         id=key, patient=patient, kind=Kind.ALLERGY, origin=_STRUCTURED, concept=concept(raw.get("code")),
         time=time, source=SourceRef("AllergyIntolerance", key[19:], path), encounter=encounter,

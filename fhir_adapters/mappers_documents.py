@@ -66,6 +66,10 @@ def map_document_reference(ctx: MapContext, raw: dict[str, Any], key: str, patie
             ctx.issue("warning", "required", "no date; context.period used as documentation time",
                       "DocumentReference.date")
             date, path = fallback, "context.period"
+        elif encounter in ctx.encounter_bounds:
+            # Written somewhere within its encounter; the note's documentation bound becomes
+            # the encounter's end (ingest._bound_by_encounter_end).
+            date, path = ctx.encounter_bounds[encounter], "context.encounter"  # type: ignore[index]
         else:
             ctx.issue("warning", "required", "no date or context.period; documentation time unknown",
                       "DocumentReference.date")
@@ -98,9 +102,9 @@ def map_document_reference(ctx: MapContext, raw: dict[str, Any], key: str, patie
 
 def map_diagnostic_report(ctx: MapContext, raw: dict[str, Any], key: str, patient: str) -> None:
     rid = key[17:]
-    time, path, documented = pick_time(ctx, raw, "effective", (("issued", TimeType.DOCUMENTATION),),
-                                       "effective[x] or issued")
     encounter, episode = ctx.context_of(raw, "encounter", "context")
+    time, path, documented = pick_time(ctx, raw, "effective", (("issued", TimeType.DOCUMENTATION),),
+                                       "effective[x] or issued", encounter)
     links = ctx.links(raw, (("result", "result"), ("basedOn", "basedOn")))
     if encounter is not None:
         links.insert(0, ("encounter", encounter))
@@ -146,10 +150,10 @@ def map_composition(ctx: MapContext, raw: dict[str, Any], key: str, patient: str
     """A Composition's sections (clinosim H&P, discharge summaries) as one note; NoteText
     `attachment` is the index into `section[]`, with nested sections folded into their parent."""
     rid = key[12:]
-    time, path, _ = pick_time(ctx, raw, None, (("date", TimeType.DOCUMENTATION),), "date")
-    if time.type is not TimeType.DOCUMENTATION:
-        time = EventTime(None, None, TimeType.DOCUMENTATION)
     encounter, episode = ctx.context_of(raw, "encounter")
+    time, path, _ = pick_time(ctx, raw, None, (("date", TimeType.DOCUMENTATION),), "date", encounter)
+    if time.type not in (TimeType.DOCUMENTATION, TimeType.ENCOUNTER_BOUNDED):
+        time = EventTime(None, None, TimeType.DOCUMENTATION)
     texts: list[NoteText] = []
     for i, section in enumerate(as_list(raw.get("section"))):
         if not isinstance(section, dict):

@@ -1,7 +1,7 @@
 """MedicationAdministration, -Request, -Statement, -Dispense -> Kind.MEDICATION.
 
-All three share a kind, so each carries ("resource", <type>) in `extra`: core must tell an
-order (MedicationRequest, time = authoredOn) from a given dose (MedicationAdministration).
+All four share a kind; each carries its `action` (administered, ordered, reported, dispensed)
+so core can tell an order (MedicationRequest, time = authoredOn) from a given dose.
 """
 
 from __future__ import annotations
@@ -10,8 +10,14 @@ from typing import Any
 
 from medeventgraph.fhir_adapters.context import MapContext
 from medeventgraph.fhir_adapters.elements import as_list, concept, first_code, quantity_value
-from medeventgraph.fhir_adapters.mapping_common import HYPOTHETICAL, NEGATED, pick_time, status_of
-from medeventgraph.occurrence import AFFIRMED, Kind, Occurrence, Origin, SourceRef, TimeType, Value
+from medeventgraph.fhir_adapters.mapping_common import (
+    HYPOTHETICAL,
+    NEGATED,
+    did_not_happen,
+    pick_time,
+    status_of,
+)
+from medeventgraph.occurrence import AFFIRMED, Action, Kind, Occurrence, Origin, SourceRef, TimeType, Value
 
 __all__ = [
     "map_medication_administration",
@@ -40,9 +46,9 @@ def _with_encounter(encounter: str | None, links: list[tuple[str, str]]) -> tupl
 
 def map_medication_administration(ctx: MapContext, raw: dict[str, Any], key: str, patient: str) -> None:
     status = status_of(raw)
-    time, path, documented = pick_time(ctx, raw, "effective", (), "effective[x]")
-    drug, _ = ctx.medication(raw)
     encounter, episode = ctx.context_of(raw, "context", "encounter")
+    time, path, documented = pick_time(ctx, raw, "effective", (), "effective[x]", encounter)
+    drug, _ = ctx.medication(raw)
     links = ctx.links(raw, (("request", "request"), ("partOf", "partOf"), ("reasonReference", "reasonReference")))
     value = None
     dosage = raw.get("dosage")
@@ -60,16 +66,17 @@ def map_medication_administration(ctx: MapContext, raw: dict[str, Any], key: str
     ctx.occurrences.append(Occurrence(
         id=key, patient=patient, kind=Kind.MEDICATION, origin=_STRUCTURED, concept=drug, time=time,
         source=SourceRef("MedicationAdministration", key[25:], path), encounter=encounter, episode=episode,
-        value=value, assertion=NEGATED if status == "not-done" else AFFIRMED, status=status,
+        value=value, assertion=NEGATED if did_not_happen(status, path) else AFFIRMED, status=status,
         documented=documented, links=_with_encounter(encounter, links), extra=tuple(extra),
+        action=Action.ADMINISTERED,
     ))
 
 
 def map_medication_request(ctx: MapContext, raw: dict[str, Any], key: str, patient: str) -> None:
     status = status_of(raw)
-    time, path, documented = pick_time(ctx, raw, "authoredOn", (), "authoredOn")
-    drug, _ = ctx.medication(raw)
     encounter, episode = ctx.context_of(raw, "encounter", "context")
+    time, path, documented = pick_time(ctx, raw, "authoredOn", (), "authoredOn", encounter)
+    drug, _ = ctx.medication(raw)
     links = ctx.links(raw, (("basedOn", "basedOn"), ("priorPrescription", "priorPrescription"),
                             ("reasonReference", "reasonReference")))
     extra = _extra("MedicationRequest", raw, "intent", "status", "priority")
@@ -82,15 +89,16 @@ def map_medication_request(ctx: MapContext, raw: dict[str, Any], key: str, patie
         source=SourceRef("MedicationRequest", key[18:], path), encounter=encounter, episode=episode,
         assertion=NEGATED if raw.get("doNotPerform") is True else AFFIRMED, status=status,
         documented=documented, links=_with_encounter(encounter, links), extra=tuple(extra),
+        action=Action.ORDERED,
     ))
 
 
 def map_medication_statement(ctx: MapContext, raw: dict[str, Any], key: str, patient: str) -> None:
     status = status_of(raw)
-    time, path, documented = pick_time(ctx, raw, "effective", (("dateAsserted", TimeType.DOCUMENTATION),),
-                                       "effective[x] or dateAsserted")
-    drug, _ = ctx.medication(raw)
     encounter, episode = ctx.context_of(raw, "context", "encounter")
+    time, path, documented = pick_time(ctx, raw, "effective", (("dateAsserted", TimeType.DOCUMENTATION),),
+                                       "effective[x] or dateAsserted", encounter)
+    drug, _ = ctx.medication(raw)
     links = ctx.links(raw, (("basedOn", "basedOn"), ("partOf", "partOf"), ("derivedFrom", "derivedFrom"),
                             ("reasonReference", "reasonReference")))
     if status == "not-taken":
@@ -104,20 +112,22 @@ def map_medication_statement(ctx: MapContext, raw: dict[str, Any], key: str, pat
         source=SourceRef("MedicationStatement", key[20:], path), encounter=encounter, episode=episode,
         assertion=assertion, status=status, documented=documented,
         links=_with_encounter(encounter, links), extra=tuple(_extra("MedicationStatement", raw, "status")),
+        action=Action.REPORTED,
     ))
 
 
 def map_medication_dispense(ctx: MapContext, raw: dict[str, Any], key: str, patient: str) -> None:
     """A dispense is a supply event: handed over (else prepared), not proof of a dose taken."""
     status = status_of(raw)
-    time, path, documented = pick_time(ctx, raw, "whenHandedOver", (("whenPrepared", TimeType.RECORDED),),
-                                       "whenHandedOver or whenPrepared")
-    drug, _ = ctx.medication(raw)
     encounter, episode = ctx.context_of(raw, "context", "encounter")
+    time, path, documented = pick_time(ctx, raw, "whenHandedOver", (("whenPrepared", TimeType.RECORDED),),
+                                       "whenHandedOver or whenPrepared", encounter)
+    drug, _ = ctx.medication(raw)
     links = ctx.links(raw, (("authorizingPrescription", "request"), ("partOf", "partOf")))
     ctx.occurrences.append(Occurrence(
         id=key, patient=patient, kind=Kind.MEDICATION, origin=_STRUCTURED, concept=drug, time=time,
         source=SourceRef("MedicationDispense", key[19:], path), encounter=encounter, episode=episode,
         assertion=NEGATED if status == "declined" else AFFIRMED, status=status, documented=documented,
         links=_with_encounter(encounter, links), extra=tuple(_extra("MedicationDispense", raw, "status")),
+        action=Action.DISPENSED,
     ))

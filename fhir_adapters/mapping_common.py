@@ -10,10 +10,12 @@ from medeventgraph.fhir_adapters.times import choice_time, instant_time, period_
 from medeventgraph.occurrence import AFFIRMED, Assertion, EventTime, Granularity, TimeType
 
 __all__ = [
+    "DID_NOT_HAPPEN",
     "HYPOTHETICAL",
     "NEGATED",
     "UNCERTAIN",
     "UNKNOWN",
+    "did_not_happen",
     "pick_time",
     "status_of",
     "verification_assertion",
@@ -31,13 +33,16 @@ def pick_time(
     occurrence: str | None,
     documentation: tuple[tuple[str, TimeType], ...],
     describe: str,
+    encounter: str | None = None,
 ) -> tuple[EventTime, str, EventTime | None]:
     """(time, json path, documented time).
 
     `occurrence` names a choice element (`effective` for effective[x]) read as occurrence time;
     `documentation` lists plain elements (`issued`, `recordedDate`, ...) with their time type,
     used as the time only when no occurrence time exists, and otherwise as `documented`.
-    A resource with neither keeps an UNKNOWN time and a warning: it is never dropped.
+    With neither, a resource referencing an `encounter` whose period has both ends gets an
+    ENCOUNTER_BOUNDED time (it happened somewhere in that stay: real EHRs send billing
+    diagnoses this way); otherwise it keeps an UNKNOWN time and a warning. Never dropped.
     """
     invalid = False
     if occurrence is not None:
@@ -53,6 +58,11 @@ def pick_time(
         if t is not None:
             return t, field, None
         invalid = True
+    bound = ctx.encounter_bounds.get(encounter) if encounter is not None else None
+    if bound is not None:
+        if invalid:
+            ctx.issue("warning", "invalid", f"{describe} is not a valid FHIR date/time; bounded by its encounter")
+        return bound, "encounter", None
     if invalid:
         ctx.issue("warning", "invalid", f"{describe} is not a valid FHIR date/time; time unknown")
     else:
@@ -69,6 +79,16 @@ def _documented(raw: dict[str, Any], documentation: tuple[tuple[str, TimeType], 
         if t is not None:
             return t
     return None
+
+
+# A dose or procedure with one of these statuses was not given / not done.
+DID_NOT_HAPPEN = frozenset({"not-done", "entered-in-error", "cancelled"})
+
+
+def did_not_happen(status: str | None, own_time_path: str) -> bool:
+    """Administration / procedure statuses saying it did not take place; `stopped` counts
+    only when no time of its own says it began (stopped before it started)."""
+    return status in DID_NOT_HAPPEN or (status == "stopped" and own_time_path in ("", "encounter"))
 
 
 def verification_assertion(raw: dict[str, Any]) -> tuple[Assertion, str | None, str | None]:

@@ -53,5 +53,5 @@ PATIENT_FIELDS: tuple[str, ...] = ("subject", "patient", "beneficiary")
 OCCURRENCE_TYPES: frozenset[str] = frozenset({
     "Encounter", "EpisodeOfCare", "Condition", "Observation", "Procedure", "Immunization",
     "AllergyIntolerance", "MedicationAdministration", "MedicationRequest", "MedicationStatement",
-    "MedicationDispense", "DiagnosticReport", "DocumentReference", "Composition",
+    "MedicationDispense", "DiagnosticReport", "DocumentReference", "Composition", "ServiceRequest",
 })

@@ -17,6 +17,7 @@ __all__ = [
     "TimeChoice",
     "choice_time",
     "coarser",
+    "encounter_bound",
     "instant_time",
     "parse_fhir_time",
     "period_time",
@@ -149,6 +150,16 @@ def period_time(period: Any, type_: TimeType = TimeType.OCCURRENCE) -> EventTime
     if end is None:
         return EventTime(start=start[0], end=None, type=type_, granularity=start[1])
     return EventTime(start=start[0], end=end[0], type=type_, granularity=coarser(start[1], end[1]))
+
+
+def encounter_bound(period: Any) -> EventTime | None:
+    """An Encounter.period with both ends, as the time of something that happened somewhere
+    within it (type ENCOUNTER_BOUNDED, the coarser granularity of its ends). An open period
+    bounds nothing after its start, so it gives no bound."""
+    t = period_time(period, TimeType.ENCOUNTER_BOUNDED)
+    if t is None or t.end is None or t.start is None or t.end < t.start:
+        return None
+    return t
 
 
 class TimeChoice:

@@ -14,10 +14,21 @@ from medeventgraph.core.verify import verify_query
 from medeventgraph.fhir_adapters.ingest import ingest_json, load_paths
 from medeventgraph.fhir_adapters.limits import InputLimits
 from medeventgraph.fhir_adapters.record import IngestResult, PatientRecord
+from medeventgraph.occurrence import Action
 from medeventgraph.outcome import InputError, Issue
 from medeventgraph.settings import Settings
 
-__all__ = ["index_for", "load", "make_note_pipeline", "parse_query", "select_patient", "verify"]
+__all__ = [
+    "index_for",
+    "load",
+    "make_note_pipeline",
+    "parse_query",
+    "parse_query_noted",
+    "select_patient",
+    "verify",
+    "verify_index",
+    "with_action_notes",
+]
 
 
 def load(source: Any, *, settings: Settings | None = None) -> IngestResult:
@@ -48,17 +59,41 @@ def select_patient(result: IngestResult, patient: str | None) -> PatientRecord:
     return result.for_patient(patient)
 
 
-def parse_query(query: str | dict | VerificationQuery) -> VerificationQuery:
+def parse_query(query: str | dict | VerificationQuery, record: PatientRecord | None = None) -> VerificationQuery:
+    return parse_query_noted(query, record)[0]
+
+
+def parse_query_noted(
+    query: str | dict | VerificationQuery, record: PatientRecord | None = None
+) -> tuple[VerificationQuery, dict[str, str]]:
+    """A query, and for a question how the record decided an action word ("started on")."""
     if isinstance(query, VerificationQuery):
-        return query
+        return query, {}
     if isinstance(query, dict):
-        return VerificationQuery.model_validate(query)
+        return VerificationQuery.model_validate(query), {}
     text = query.strip()
     if text.startswith("{"):
-        return VerificationQuery.model_validate(orjson.loads(text))
-    from medeventgraph.core.question import parse_question
+        return VerificationQuery.model_validate(orjson.loads(text)), {}
+    from medeventgraph.core.question import parse_question_noted
 
-    return parse_question(text)
+    administrations = None
+    if record is not None:
+        administrations = any(o.action is Action.ADMINISTERED for o in record.occurrences)
+    return parse_question_noted(text, administrations=administrations)
+
+
+def with_action_notes(verdict: Verdict, notes: dict[str, str]) -> Verdict:
+    """Say in search.grounding how the record decided an event's action."""
+    if notes:
+        grounding = verdict.search.get("grounding")
+        verdict.search["grounding"] = {**(grounding if isinstance(grounding, dict) else {}), "actions": notes}
+    return verdict
+
+
+def verify_index(index: PatientIndex, query: str | dict | VerificationQuery, settings: Settings) -> Verdict:
+    """Verify a query or question against one patient's index (questions read with the record)."""
+    parsed, notes = parse_query_noted(query, index.record)
+    return with_action_notes(verify_query(index, parsed, settings), notes)
 
 
 def make_note_pipeline(settings: Settings):
@@ -86,7 +121,7 @@ def verify(
     result = load(resources, settings=settings)
     record = select_patient(result, patient)
     index = build_index(record, settings, notes=make_note_pipeline(settings))
-    return verify_query(index, parse_query(query), settings)
+    return verify_index(index, query, settings)
 
 
 def verify_many(

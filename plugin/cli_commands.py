@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import orjson
-from medeventgraph.api import load, make_note_pipeline, parse_query, select_patient
+from medeventgraph.api import load, make_note_pipeline, parse_query, select_patient, verify_index
 from medeventgraph.batch import answer_line
 from medeventgraph.core.index import PatientIndex, build_index
 from medeventgraph.core.verdict import Verdict
@@ -37,9 +37,9 @@ def _query_text(raw: str) -> str:
 def verify_one(args: argparse.Namespace, settings: Settings) -> int:
     result = _load(args, settings)
     record = select_patient(result, args.patient)
-    query = parse_query(args.question if args.question else _query_text(args.query))
+    query = parse_query(args.question) if args.question else parse_query(_query_text(args.query))
     index = build_index(record, settings, notes=make_note_pipeline(settings))
-    verdict = with_input_issues(verify_query(index, query, settings), result)
+    verdict = with_input_issues(verify_index(index, args.question or query, settings), result)
     _print_verdict(verdict, args.format, sys.stdout)
     return 0
 
@@ -108,5 +108,5 @@ def timeline(args: argparse.Namespace, settings: Settings) -> int:
     else:
         from medeventgraph.render import format_table
 
-        sys.stdout.write(format_table(rows, ["time", "granularity", "kind", "concept", "value", "encounter", "reference"]))
+        sys.stdout.write(format_table(rows, ["time", "granularity", "time_type", "kind", "concept", "value", "encounter", "reference"]))
     return 0

@@ -13,6 +13,7 @@ from enum import Enum
 
 __all__ = [
     "GRANULARITY_SPAN",
+    "Action",
     "Assertion",
     "Coding",
     "Concept",
@@ -57,6 +58,20 @@ class TimeType(str, Enum):
     OCCURRENCE = "occurrence"
     DOCUMENTATION = "documentation"
     RECORDED = "recorded"
+    # No time of its own: somewhere within its encounter's period [start, end].
+    ENCOUNTER_BOUNDED = "encounter-bounded"
+
+
+class Action(str, Enum):
+    """What the record says happened to an occurrence: the resource type tells an order from
+    a dose given, a supply handed over or a patient's report (issue #13)."""
+
+    ORDERED = "ordered"  # MedicationRequest, ServiceRequest
+    ADMINISTERED = "administered"  # MedicationAdministration
+    DISPENSED = "dispensed"  # MedicationDispense
+    REPORTED = "reported"  # MedicationStatement
+    PERFORMED = "performed"  # Procedure
+    COLLECTED = "collected"  # Observation (effective[x]); its result time is `issued`
 
 
 class Granularity(str, Enum):
@@ -213,6 +228,8 @@ class Occurrence:
     derived_from: tuple[str, ...] = ()  # derived occurrences: every source occurrence id
     text: str | None = None  # note mentions: the sentence the mention sits in
     extra: tuple[tuple[str, str], ...] = field(default=())  # small typed-free facts (class, category)
+    action: Action | None = None  # what happened (ordered, administered, ...); None for the rest
+    issued: EventTime | None = None  # labs: when the result was issued (Observation.issued)
 
     @property
     def reference(self) -> str:

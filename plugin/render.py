@@ -8,7 +8,7 @@ from typing import Any
 from medeventgraph.core.graph import sort_key
 from medeventgraph.core.store import format_time
 from medeventgraph.core.verdict import Verdict, reading_order
-from medeventgraph.occurrence import Occurrence
+from medeventgraph.occurrence import Occurrence, TimeType
 
 __all__ = ["format_table", "timeline_rows", "verdict_table"]
 
@@ -42,7 +42,7 @@ def verdict_table(v: Verdict) -> str:
         {
             "polarity": e.polarity,
             "events": ",".join(e.events),
-            "time": e.time.start or (f"≤ {e.documented.start}" if e.documented else "unknown"),
+            "time": _shown_time(e),
             "scope": e.scope,
             "source": e.source.reference + (f" [{e.source.start}:{e.source.end}]" if e.source.start is not None else ""),
             "evidence": e.context,
@@ -50,6 +50,12 @@ def verdict_table(v: Verdict) -> str:
         for e in sorted(v.evidence, key=reading_order)
     ]
     return "\n".join(head) + "\n\n" + format_table(rows, ["polarity", "events", "time", "scope", "source", "evidence"])
+
+
+def _shown_time(e: Any) -> str:
+    if e.time.type == "encounter-bounded":
+        return f"{e.time.start} – {e.time.end} (encounter)"
+    return e.time.start or (f"≤ {e.documented.start}" if e.documented else "unknown")
 
 
 def timeline_rows(occurrences: Iterable[Occurrence], kinds: set[str] | None = None) -> list[dict[str, Any]]:
@@ -64,6 +70,9 @@ def timeline_rows(occurrences: Iterable[Occurrence], kinds: set[str] | None = No
             {
                 "time": format_time(o.time.start) if o.time.start else "unknown",
                 "granularity": o.time.granularity.value,
+                # an encounter-bounded time is the whole stay, not an instant: show its end too
+                "time_type": o.time.type.value + (f" (to {format_time(o.time.end)})"
+                                                  if o.time.type is TimeType.ENCOUNTER_BOUNDED else ""),
                 "kind": o.kind.value,
                 "concept": o.concept.text,
                 "value": value,

@@ -41,3 +41,42 @@ def test_within_hours_after_and_during():
 def test_refuses_what_it_cannot_parse(text):
     with pytest.raises(QuestionParseError):
         parse_question(text)
+
+
+def _actions(text, **kw):
+    from medeventgraph.core.question import parse_question_noted
+
+    q, notes = parse_question_noted(text, **kw)
+    return [(e.text, e.kind, e.action) for e in q.events], notes
+
+
+@pytest.mark.parametrize(("text", "first"), [
+    ("Was the antibiotic given within 1 hour of the lactate?", ("antibiotic", "medication", "administered")),
+    ("Did the patient receive heparin before the MI?", ("heparin", "medication", "administered")),
+    ("Was vancomycin infused before the AKI?", ("vancomycin", "medication", "administered")),
+    ("Was vancomycin administered before the AKI?", ("vancomycin", "medication", "administered")),
+    ("Was metformin prescribed after prediabetes?", ("metformin", "medication", "ordered")),
+    ("Was vancomycin ordered before the creatinine?", ("vancomycin", "medication", "ordered")),
+    ("Was amoxicillin filled after the otitis media?", ("amoxicillin", "medication", "dispensed")),
+    ("Was amoxicillin dispensed after the otitis media?", ("amoxicillin", "medication", "dispensed")),
+    ("Was the blood culture ordered before the antibiotic?", ("blood culture", "procedure", "ordered")),
+    ("Was AKI documented after vancomycin?", ("aki", "condition", None)),
+])
+def test_action_words(text, first):
+    events, notes = _actions(text)
+    assert events[0] == first and not notes
+
+
+@pytest.mark.parametrize("words", ["resulted", "was reported", "came back"])
+def test_result_words(words):
+    events, _ = _actions(f"Was the antibiotic given before the lactate {words}?")
+    assert events == [("antibiotic", "medication", "administered"), ("lactate", "lab", "resulted")]
+
+
+def test_started_on_depends_on_the_record():
+    text = "Was the patient started on vancomycin before the AKI?"
+    events, notes = _actions(text, administrations=True)
+    assert events[0] == ("vancomycin", "medication", "administered") and "administered" in notes["e0"]
+    for known in (False, None):
+        events, notes = _actions(text, administrations=known)
+        assert events[0] == ("vancomycin", "medication", None) and "any" in notes["e0"]

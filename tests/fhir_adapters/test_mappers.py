@@ -49,7 +49,9 @@ def test_encounter_and_episode(make_bundle):
     assert ("partOf", "Encounter/e1") in e2.links
     assert e2.episode == "EpisodeOfCare/ep1"  # inherited through partOf
     o1 = _one(r, "Observation/o1")
-    assert o1.encounter == "Encounter/e2" and o1.episode == "EpisodeOfCare/ep1"
+    # e2 lies within e1: for encounter scope it is part of e1; the stay itself stays a link
+    assert o1.encounter == "Encounter/e1" and o1.episode == "EpisodeOfCare/ep1"
+    assert ("encounter", "Encounter/e2") in o1.links
     epo = _one(r, "EpisodeOfCare/ep1")
     assert epo.kind is Kind.EPISODE and epo.time.granularity is Granularity.DAY
 
