@@ -122,7 +122,7 @@ def parse_question_noted(
     for k, (event, part) in enumerate(zip(events, parts, strict=True)):
         action = words.find(part) or (lead_action if k == 0 else None)
         if action == "started":
-            action, notes[event["id"]] = _started(administrations)
+            action, notes[str(event["id"])] = _started(administrations)
         _set_action(event, action)
     rels: list[dict[str, object]] = []
     for k, kind in enumerate(relations):

@@ -138,7 +138,7 @@ def _qualifiers(bundle: EvidenceBundle, pair: tuple[str, ...]) -> str:
         item = items.get(occ)
         if item is None:
             continue
-        asked = {bundle.query.event(e).effective_action for e in item.events} - {"any"}
+        asked = {bundle.query.event(e).action for e in item.events} - {None, "any"}
         if asked and item.action:
             notes.append(f"{occ} {item.action}" + (" (time of the result)" if item.action == "resulted" else ""))
         if item.time.type is TimeType.ENCOUNTER_BOUNDED:

@@ -13,6 +13,7 @@ from medeventgraph.evaluation.evaluate import final_labels, score_all
 from medeventgraph.evaluation.methods.base import METHODS
 from medeventgraph.evaluation.protocols import Caps, generate
 from medeventgraph.evaluation.runner import latest_split, run_all, split_patients
+from medeventgraph.evaluation.standalone import run_standalone
 from medeventgraph.evaluation.tuning import freeze as freeze_thresholds
 from medeventgraph.evaluation.tuning import select_b5, select_taus
 from medeventgraph.settings import Settings
@@ -63,6 +64,7 @@ def evaluate(data: Path, out: Path, *, smoke: bool, replicates: int, seed: int, 
     res["thresholds"] = {"used": used, "dev_selected": choice, "frozen": frozen, "b5": b5,
                          "previous": (current.tau_plus, current.tau_minus)}
     res["errors"] = _errors(test_cases, gold, labels, by, corpus)
+    res["standalone"] = run_standalone(data, smoke=smoke, log=log)
     res["meta"] = {
         "smoke": smoke, "data": str(data), "seed": seed, "replicates": replicates, "methods": methods,
         "patients": dict(Counter(p.dataset for p in corpus.patients.values())),

@@ -16,7 +16,10 @@ from medeventgraph.evaluation.cases import Case, Gold, Variant, case_id, render_
 from medeventgraph.evaluation.data import PatientData, clinical, display_term, gold_matches, precise
 from medeventgraph.occurrence import Occurrence
 
-__all__ = ["Caps", "Concept", "generate"]
+__all__ = ["STANDALONE", "Caps", "Concept", "generate"]
+
+# Protocols with their own data and label rules (standalone.py), run after these: module names.
+STANDALONE: tuple[str, ...] = ("protocol_admissions", "protocol_given")
 
 MIN_GAP = timedelta(minutes=2)  # strictly ordered by more than any recorded granularity
 HIDDEN_KINDS = ("medication", "procedure", "lab")

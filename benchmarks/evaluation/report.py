@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 from medeventgraph.evaluation.methods.base import METHODS
+from medeventgraph.evaluation.standalone import section as standalone_section
 
 __all__ = ["write_report"]
 
@@ -142,6 +143,7 @@ def write_report(res: dict, out: Path) -> Path:
           "| method | Ctx-R | Bridge | C@20 | Verif | Prov | n |", "|---|---|---|---|---|---|---|"]
     L += [f"| {m} | {_pct(v['ctx_r'])} | {_pct(v['bridge'])} | {_pct(v['c20'])} | {_pct(v['verif'])} | "
           f"{_pct(v['prov'])} | {v['n']} |" for m, v in res["t10"].items()]
+    L += ["", *standalone_section(res.get("standalone", {}))]
     L += ["", "## Cost", "", "| method | ms/query | mean bundle or candidate count |", "|---|---|---|"]
     L += [f"| {m} | {res['timing_ms'][m]} | {res['bundle_size'][m]} |" for m in res["meta"]["methods"]]
     L += ["", "## B6 errors on test (first 25)", "", "| protocol | family | patient | query | gold | B6 | failure |",
