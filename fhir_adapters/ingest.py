@@ -14,12 +14,17 @@ import gc
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import orjson
 from medeventgraph.fhir_adapters.context import MapContext
+from medeventgraph.fhir_adapters.encounters import (
+    admissions,
+    bound_by_encounter_end,
+    encounter_bounds,
+    within_admission,
+)
 from medeventgraph.fhir_adapters.json_shape import shape_problem
 from medeventgraph.fhir_adapters.limits import DEFAULT_LIMITS, InputLimits
 from medeventgraph.fhir_adapters.mappers import MAPPERS
@@ -27,8 +32,6 @@ from medeventgraph.fhir_adapters.reader import RawItem, items_from_json, read_pa
 from medeventgraph.fhir_adapters.record import IngestResult
 from medeventgraph.fhir_adapters.references import ReferenceIndex, key_from_full_url
 from medeventgraph.fhir_adapters.resource_types import KNOWN_RESOURCE_TYPES, PATIENT_FIELDS
-from medeventgraph.fhir_adapters.times import encounter_bound
-from medeventgraph.occurrence import EventTime, Kind, NoteDocument, Occurrence, TimeType
 from medeventgraph.outcome import InputError, Issue
 
 __all__ = ["DEFAULT_MAX_NOTE_CHARS", "ingest_items", "ingest_json", "load_paths"]
@@ -182,55 +185,6 @@ def _episodes(resources: dict[str, dict[str, Any]], index: ReferenceIndex, owner
     return out
 
 
-def _encounter_bounds(resources: dict[str, dict[str, Any]], owner: dict[str, str]) -> dict[str, EventTime]:
-    """Encounter key -> its closed period as an ENCOUNTER_BOUNDED time, for whatever in it
-    has no time of its own."""
-    out: dict[str, EventTime] = {}
-    for key, res in resources.items():
-        if key.startswith("Encounter/") and key in owner:
-            bound = encounter_bound(res.get("period"))
-            if bound is not None:
-                out[key] = bound
-    return out
-
-
-def _admissions(resources: dict[str, dict[str, Any]], index: ReferenceIndex,
-                bounds: dict[str, EventTime]) -> dict[str, str]:
-    """Stay -> the encounter it is part of (an ICU stay's `partOf` its hospital admission).
-
-    FHIR's partOf is "administratively or in time"; a stay is taken as part of its parent for
-    encounter scope when their periods overlap (real ICU stays may begin in the ED before the
-    admission is recorded, or end minutes after discharge). A partOf that points at a separate
-    visit which merely ends where this one starts (an ED visit before the admission) keeps its
-    own encounter scope and is joined with it by episode scope only (core.index.episodes_of).
-    """
-    parent: dict[str, str] = {}
-    for key, bound in bounds.items():
-        part = index.resolve(resources[key].get("partOf"))
-        outer = bounds.get(part) if part is not None else None
-        if outer is not None and bound.start < outer.end and outer.start < bound.end:  # type: ignore[operator]
-            parent[key] = part  # type: ignore[assignment]
-    out: dict[str, str] = {}
-    for key in parent:
-        root, seen = key, {key}
-        while root in parent and parent[root] not in seen:
-            root = parent[root]
-            seen.add(root)
-        out[key] = root
-    return out
-
-
-def _within_admission(occurrences: list[Occurrence], admission: dict[str, str]) -> list[Occurrence]:
-    """Whatever happened in a stay belongs to the admission it lies within, for encounter
-    scope; the stay itself stays in `links` ("encounter", stay) and bounds its times."""
-    if not admission:
-        return occurrences
-    return [
-        replace(o, encounter=admission[o.encounter]) if o.encounter in admission else o  # type: ignore[index]
-        for o in occurrences
-    ]
-
-
 def ingest_items(items: list[RawItem], issues: list[Issue] | None = None, *,
                  limits: InputLimits | None = None, max_note_chars: int | None = None) -> IngestResult:
     limits = _limits(limits, max_note_chars)
@@ -242,7 +196,7 @@ def ingest_items(items: list[RawItem], issues: list[Issue] | None = None, *,
     locations: dict[str, str] = {}
     _index(items, resources, index, locations, result.issues, limits.max_json_depth)
     _ownership(resources, index, locations, result.owner, result.issues)
-    bounds = _encounter_bounds(resources, result.owner)
+    bounds = encounter_bounds(resources, result.owner)
     ctx = MapContext(index, resources, result.owner, _episodes(resources, index, result.owner), limits, bounds)
     owner = result.owner
     for key, res in resources.items():
@@ -258,40 +212,14 @@ def ingest_items(items: list[RawItem], issues: list[Issue] | None = None, *,
             mapper(ctx, res, key, patient)
         except Exception as e:  # noqa: BLE001 - one odd resource must not sink the batch
             ctx.issue("error", "exception", f"could not be mapped ({type(e).__name__}); skipped")
-    admission = _admissions(resources, index, bounds)
-    result.occurrences = _within_admission(ctx.occurrences, admission)
+    admission = admissions(resources, index, bounds)
+    result.occurrences = within_admission(ctx.occurrences, admission)
     result.documents = [
         replace(d, encounter=admission[d.encounter]) if d.encounter in admission else d  # type: ignore[index]
-        for d in _bound_by_encounter_end(ctx.documents, ctx.occurrences)
+        for d in bound_by_encounter_end(ctx.documents, ctx.occurrences)
     ]
     result.issues.extend(ctx.issues)
     return result
-
-
-_START_STAMP = timedelta(minutes=1)
-
-
-def _bound_by_encounter_end(documents: list[NoteDocument], occurrences: list[Occurrence]) -> list[NoteDocument]:
-    """A note stamped with its encounter's start time is bounded by the encounter's end.
-
-    Synthea stamps every note with the start of its encounter while the note lists what was
-    given or done later in the stay; taking that stamp as "documented no later than" would
-    place later events before earlier ones. A stamp within a minute of the encounter start
-    is read as a start-of-stay stamp, and the note's documentation bound becomes the
-    encounter's end. Notes dated later in the stay keep their own date.
-    """
-    periods = {o.id: o.time for o in occurrences if o.kind is Kind.ENCOUNTER and o.time.end is not None}
-    out = []
-    for doc in documents:
-        period = periods.get(doc.encounter) if doc.encounter else None
-        stamp = doc.date.start
-        if (
-            period is not None and period.start is not None and period.end is not None
-            and (stamp is None or (abs(stamp - period.start) <= _START_STAMP and period.end > stamp))
-        ):
-            doc = replace(doc, date=EventTime(period.end, None, TimeType.DOCUMENTATION, period.granularity))
-        out.append(doc)
-    return out
 
 
 def ingest_json(data: bytes | str | dict | list, *, source_name: str = "input",

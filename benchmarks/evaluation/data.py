@@ -19,7 +19,7 @@ from medeventgraph.api import load
 from medeventgraph.core.grounding import kind_allows
 from medeventgraph.core.lexicon import normalize_text
 from medeventgraph.fhir_adapters.record import PatientRecord
-from medeventgraph.occurrence import Granularity, Kind, Occurrence, Origin
+from medeventgraph.occurrence import Action, Granularity, Kind, Occurrence, Origin, TimeType
 
 __all__ = [
     "DATASETS",
@@ -28,6 +28,7 @@ __all__ = [
     "default_data_dir",
     "display_term",
     "gold_matches",
+    "instance_of",
     "load_corpus",
     "precise",
 ]
@@ -73,7 +74,15 @@ def display_term(occ: Occurrence) -> str:
 
 
 def precise(occ: Occurrence) -> bool:
-    return occ.time.resolved and occ.time.granularity in _PRECISE and occ.time.start is not None
+    # an encounter-bounded time is the whole stay, however precise its ends
+    return (occ.time.resolved and occ.time.granularity in _PRECISE and occ.time.start is not None
+            and occ.time.type is not TimeType.ENCOUNTER_BOUNDED)
+
+
+def instance_of(kind: str, occ: Occurrence) -> bool:
+    """A query kind's instances: its admitted kinds, less procedure orders (a ServiceRequest
+    grounds only `action: ordered`, which no protocol here asks)."""
+    return kind_allows(kind, occ.kind) and not (occ.kind is Kind.PROCEDURE and occ.action is Action.ORDERED)
 
 
 def gold_matches(term: str, kind: str, occurrences: Iterable[Occurrence]) -> list[Occurrence]:
@@ -83,7 +92,7 @@ def gold_matches(term: str, kind: str, occurrences: Iterable[Occurrence]) -> lis
     pattern = re.compile(rf"(?<!\w){re.escape(term)}(?!\w)")
     out = []
     for o in occurrences:
-        if o.origin is not Origin.STRUCTURED or not kind_allows(kind, o.kind):
+        if o.origin is not Origin.STRUCTURED or not instance_of(kind, o):
             continue
         if any(pattern.search(_norm(d)) for d in o.concept.displays()):
             out.append(o)
@@ -120,4 +129,4 @@ def load_corpus(root: Path, *, max_patients: int | None = None) -> Corpus:
 
 
 def clinical(occ: Occurrence) -> bool:
-    return occ.kind in (Kind.MEDICATION, Kind.PROCEDURE, Kind.CONDITION, Kind.LAB)
+    return occ.kind in (Kind.MEDICATION, Kind.PROCEDURE, Kind.CONDITION, Kind.LAB) and instance_of(occ.kind.value, occ)

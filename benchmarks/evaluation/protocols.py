@@ -229,9 +229,9 @@ def hidden(p: PatientData, concepts: list[Concept], caps: Caps, rng: random.Rand
 
 
 def gold_matches_kind(kind: str, occurrences: list[Occurrence], unit: str) -> list[Occurrence]:
-    from medeventgraph.core.grounding import kind_allows
+    from medeventgraph.evaluation.data import instance_of
 
-    return [o for o in occurrences if o.encounter == unit and kind_allows(kind, o.kind)]
+    return [o for o in occurrences if o.encounter == unit and instance_of(kind, o)]
 
 
 def generate(patients: list[PatientData], caps: Caps, seed: int) -> list[tuple[Case, Gold]]:
