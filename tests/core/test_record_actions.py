@@ -169,6 +169,8 @@ def test_diagnoses_ordered_across_admissions_by_their_periods(mimic, settings):
     # 1120 oral candidiasis: the same admission as 0389, so their order is unknown
     same = verify_query(mimic, _query(_dx("0389"), _dx("1120"), typ="before"), settings)
     assert same.verdict.value == "insufficient"
+    asked = "Was acute on chronic diastolic heart failure diagnosed after unspecified septicemia?"
+    assert verify_index(mimic, asked, settings).verdict.value == "supported"
 
 
 def test_timeline_shows_encounter_bounded_times(capsys):
