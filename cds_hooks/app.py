@@ -51,6 +51,7 @@ def create_app(settings: Settings) -> FastAPI:
             state.http = http
             yield
             state.http = None
+        state.engine.close()
 
     app = FastAPI(title="MedEventGraph CDS Hooks service", version=__version__, lifespan=lifespan,
                   description="CDS Hooks 2.0 services that verify clinical event relations in the "

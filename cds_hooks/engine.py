@@ -16,6 +16,7 @@ from medeventgraph.settings import Settings
 from .cache import IndexCache
 from .errors import HookError
 from .prefetch import PatientData, check_shapes, content_hash
+from .work import Deadline, Workers
 
 if TYPE_CHECKING:
     from medeventgraph.core.query import VerificationQuery
@@ -33,6 +34,10 @@ class Engine:
         self._notes: Any = None
         self._notes_ready = False
         self._notes_lock = threading.Lock()
+        self.workers = Workers(settings.verify_workers)
+
+    def close(self) -> None:
+        self.workers.close()
 
     def note_pipeline(self) -> Any:
         """The note NLP pipeline, built once per service on first use (loading it is slow)."""
@@ -48,7 +53,7 @@ class Engine:
                         log.warning("note NLP unavailable (%s): notes are not read", type(exc).__name__)
             return self._notes
 
-    def index_for(self, patient: str, data: PatientData, source_name: str) -> Any:
+    def index_for(self, patient: str, data: PatientData, source_name: str, deadline: Deadline | None = None) -> Any:
         limits = InputLimits.from_settings(self.settings)
         digest = content_hash(data.resources, limits.max_json_depth)
 
@@ -62,17 +67,23 @@ class Engine:
             record = result.for_patient(patient)
             if not record.occurrences and not record.resources:
                 log.info("%s: no resources for the context patient", source_name)
-            return build_index(record, self.settings, notes=self.note_pipeline())
+            notes = self.note_pipeline()
+            if deadline is not None:
+                deadline.check()
+            return build_index(record, self.settings, notes=notes)
 
         return self.cache.get_or_build(patient, digest, build)
 
-    def verify(self, index: Any, query: VerificationQuery) -> Verdict:
+    def verify(self, index: Any, query: VerificationQuery, deadline: Deadline | None = None) -> Verdict:
         from medeventgraph.core.verify import verify_query
 
+        if deadline is not None:
+            deadline.check()
         return verify_query(index, query, self.settings)
 
-    def verify_many(self, index: Any, queries: list[VerificationQuery]) -> list[Verdict]:
-        return [self.verify(index, q) for q in queries]
+    def verify_many(self, index: Any, queries: list[VerificationQuery],
+                    deadline: Deadline | None = None) -> list[Verdict]:
+        return [self.verify(index, q, deadline) for q in queries]
 
     @staticmethod
     def parse_query(value: dict[str, Any] | str) -> VerificationQuery:

@@ -19,16 +19,18 @@ __all__ = ["HookError", "install_error_handlers", "outcome_response"]
 log = logging.getLogger("medeventgraph.cds_hooks")
 
 _STATUS_CODE = {400: "invalid", 401: "security", 403: "forbidden", 404: "not-found", 405: "not-supported",
-                412: "not-found", 413: "too-long", 415: "not-supported", 500: "exception", 502: "transient"}
+                412: "not-found", 413: "too-long", 415: "not-supported", 500: "exception", 502: "transient",
+                503: "timeout"}
 
 
 class HookError(Exception):
     """Raised anywhere below a route; rendered as `status` with an OperationOutcome body."""
 
     def __init__(self, status: int, diagnostics: str, *, code: str | None = None,
-                 expression: tuple[str, ...] = ()):
+                 expression: tuple[str, ...] = (), headers: dict[str, str] | None = None):
         super().__init__(diagnostics)
         self.status = status
+        self.headers = headers
         self.issue = Issue("error" if status < 500 else "fatal", code or _STATUS_CODE.get(status, "processing"),
                            diagnostics, expression)
 
@@ -52,7 +54,7 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _hook_error(request: Request, exc: HookError) -> JSONResponse:
         log.info("%s %s -> %d %s", request.method, request.url.path, exc.status, exc.issue.code)
         headers = {"WWW-Authenticate": 'Bearer error="invalid_token"'} if exc.status == 401 else None
-        return outcome_response(exc.status, [exc.issue], headers)
+        return outcome_response(exc.status, [exc.issue], {**(headers or {}), **(exc.headers or {})} or None)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

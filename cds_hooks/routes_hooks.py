@@ -1,16 +1,17 @@
 """POST /cds-services/{id}: run a service and answer with cards.
 
-The route only validates, gathers data and dispatches; the work runs in a worker thread
-because building an index and verifying are CPU-bound.
+The route only validates, gathers data and dispatches; the work runs on the engine's worker
+threads under the call's deadline (cds_hooks/work.py), because building an index and verifying
+are CPU-bound.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, TypeVar
 
 from fastapi import APIRouter
 from pydantic import BaseModel, ValidationError
-from starlette.concurrency import run_in_threadpool
 
 from .cards import verdict_card, wants_card
 from .deps import CallerDep, ServiceState, StateDep
@@ -19,6 +20,7 @@ from .models import Card, CdsResponse, HookRequest, OrderContext, PatientViewCon
 from .orders import draft_medications, order_queries
 from .prefetch import PatientData, gather
 from .services import ORDER_SELECT, ORDER_SIGN, PATIENT_VIEW, SERVICES, VERIFY
+from .work import Deadline
 
 router = APIRouter(tags=["hooks"])
 
@@ -36,13 +38,13 @@ def _context(model: type[C], req: HookRequest) -> C:
                         expression=(f"context.{loc}",)) from None
 
 
-def _patient_view(state: ServiceState, ctx: PatientViewContext, data: PatientData) -> list[Card]:
+def _patient_view(state: ServiceState, ctx: PatientViewContext, data: PatientData, deadline: Deadline) -> list[Card]:
     engine, settings = state.engine, state.settings
-    index = engine.index_for(ctx.patientId, data, "cds-hooks:patient-view")
+    index = engine.index_for(ctx.patientId, data, "cds-hooks:patient-view", deadline)
     cards = []
     for watch in state.watchlist.watches:
         # One card per watch: its most definite outcome alternative.
-        results = [(q, engine.verify(index, q)) for q in watch.queries()]
+        results = [(q, engine.verify(index, q, deadline)) for q in watch.queries()]
         query, verdict = min(results, key=lambda qv: _RANK[qv[1].verdict.value])
         if wants_card(verdict.verdict.value, settings):
             cards.append(verdict_card(verdict, query, settings, title=watch.title, topic=watch.topic,
@@ -50,17 +52,17 @@ def _patient_view(state: ServiceState, ctx: PatientViewContext, data: PatientDat
     return cards
 
 
-def _orders(state: ServiceState, ctx: OrderContext, data: PatientData, hook: str) -> list[Card]:
+def _orders(state: ServiceState, ctx: OrderContext, data: PatientData, hook: str, deadline: Deadline) -> list[Card]:
     engine, settings = state.engine, state.settings
     drugs = draft_medications(ctx.draftOrders, ctx.selections if hook == "order-select" else None)
     if not drugs:
         return []
-    index = engine.index_for(ctx.patientId, data, f"cds-hooks:{hook}")
+    index = engine.index_for(ctx.patientId, data, f"cds-hooks:{hook}", deadline)
     cards = []
     for drug in drugs:
         best: dict[str, tuple[Any, Any, Any]] = {}
         for query, watch in order_queries(drug, state.watchlist):
-            verdict = engine.verify(index, query)
+            verdict = engine.verify(index, query, deadline)
             outcome = query.events[1].text or ""
             if outcome not in best or _RANK[verdict.verdict.value] < _RANK[best[outcome][1].verdict.value]:
                 best[outcome] = (query, verdict, watch)
@@ -74,10 +76,10 @@ def _orders(state: ServiceState, ctx: OrderContext, data: PatientData, hook: str
     return cards
 
 
-def _verify(state: ServiceState, ctx: VerifyContext, data: PatientData) -> list[Card]:
+def _verify(state: ServiceState, ctx: VerifyContext, data: PatientData, deadline: Deadline) -> list[Card]:
     query = state.engine.parse_query(ctx.query)
-    index = state.engine.index_for(ctx.patientId, data, "cds-hooks:verify")
-    verdict = state.engine.verify(index, query)
+    index = state.engine.index_for(ctx.patientId, data, "cds-hooks:verify", deadline)
+    verdict = state.engine.verify(index, query, deadline)
     return [verdict_card(verdict, query, state.settings, topic="verification", patient=ctx.patientId)]
 
 
@@ -90,21 +92,29 @@ async def call_service(service_id: str, req: HookRequest, state: StateDep, calle
         raise HookError(400, f"service {service_id} answers hook {service.hook}", code="invalid",
                         expression=("hook",))
     http = state.http_client()
+    deadline = Deadline(state.settings.request_deadline_seconds)
+    workers = state.engine.workers
+
+    async def data() -> PatientData:
+        try:
+            return await asyncio.wait_for(gather(req, service.prefetch, state.settings, http), deadline.remaining())
+        except TimeoutError:
+            raise HookError(503, "reading the record exceeded the request deadline "
+                                 f"({deadline.seconds:g} s, MEG_REQUEST_DEADLINE_SECONDS)", code="timeout",
+                            headers={"Retry-After": "5"}) from None
+
     if service_id == PATIENT_VIEW:
         pv = _context(PatientViewContext, req)
-        data = await gather(req, service.prefetch, state.settings, http)
-        cards = await run_in_threadpool(_patient_view, state, pv, data)
+        cards = await workers.run(_patient_view, deadline, state, pv, await data())
     elif service_id in (ORDER_SELECT, ORDER_SIGN):
         oc = _context(OrderContext, req)
         if not draft_medications(oc.draftOrders, oc.selections if req.hook == "order-select" else None):
             return CdsResponse(cards=[])  # nothing this service checks: no need to read the record
-        data = await gather(req, service.prefetch, state.settings, http)
-        cards = await run_in_threadpool(_orders, state, oc, data, req.hook)
+        cards = await workers.run(_orders, deadline, state, oc, await data(), req.hook)
     elif service_id == VERIFY:
         vc = _context(VerifyContext, req)
         state.engine.parse_query(vc.query)  # a bad query is a 400 before any FHIR traffic
-        data = await gather(req, service.prefetch, state.settings, http)
-        cards = await run_in_threadpool(_verify, state, vc, data)
+        cards = await workers.run(_verify, deadline, state, vc, await data())
     else:  # pragma: no cover - SERVICES and this dispatch are edited together
         raise HookError(404, "unknown CDS service", code="not-found")
     return CdsResponse(cards=cards)

@@ -61,6 +61,10 @@ class Settings(BaseSettings):
     fhir_timeout_seconds: float = Field(default=10.0, gt=0)
     fhir_max_pages: int = Field(default=20, ge=1)
     graph_cache_size: int = Field(default=32, ge=1)
+    # work per hook call (cds_hooks/work.py): past the deadline the call answers 503 and its
+    # computation stops at its next stage; at most verify_workers computations run at once
+    request_deadline_seconds: float = Field(default=20.0, gt=0, le=600)
+    verify_workers: int = Field(default=4, ge=1, le=64)
     feedback_log: Path | None = None
     watchlist_path: Path | None = None
     cards_for_refuted: bool = False

@@ -1,0 +1,80 @@
+"""Work per request: past MEG_REQUEST_DEADLINE_SECONDS a call answers 503, the service keeps
+answering meanwhile, and the abandoned computation stops at its next stage (issue 10)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from medeventgraph.cds_hooks.services import VERIFY
+
+from .conftest import assert_outcome
+
+PID = "slow-1"
+QUERY = {"id": "q", "events": [{"id": "e0", "text": "vancomycin", "kind": "medication"},
+                               {"id": "e1", "text": "acute kidney injury", "kind": "condition"}],
+         "relations": [{"from": "e0", "to": "e1", "type": "before", "within": "P7D"}]}
+
+
+def _slow_body(n: int) -> dict[str, Any]:
+    """A record whose ingest alone takes far longer than the deadline used below (thousands of rows)."""
+    subject = {"reference": f"Patient/{PID}"}
+    rows = [{"resource": {"resourceType": "Observation", "id": f"o{i}", "status": "final", "subject": subject,
+                          "code": {"text": f"creatinine {i % 50}"}, "valueQuantity": {"value": 1.0 + i % 7},
+                          "effectiveDateTime": f"2015-{1 + i % 12:02d}-{1 + i % 28:02d}T06:00:00Z"}}
+            for i in range(n)]
+    prefetch: dict[str, Any] = {key: {"resourceType": "Bundle", "entry": []} for key in (
+        "encounters", "medicationAdministrations", "medicationRequests", "conditions", "procedures", "documents")}
+    prefetch["patient"] = {"resourceType": "Patient", "id": PID}
+    prefetch["observations"] = {"resourceType": "Bundle", "entry": rows}
+    return {"hook": "medeventgraph-verify", "hookInstance": "slow", "context": {"patientId": PID, "query": QUERY},
+            "prefetch": prefetch}
+
+
+def _until(predicate, what: str, limit: float = 120.0) -> None:
+    """Wait for a state change (not a duration): fails only if it never comes."""
+    give_up = time.monotonic() + limit
+    while not predicate():
+        assert time.monotonic() < give_up, f"never: {what}"
+        time.sleep(0.01)
+
+
+def test_past_the_deadline_503_while_discovery_is_answered(start_service):
+    svc = start_service(request_deadline_seconds=1.0, notes=False, verify_workers=1)
+    workers, cache = svc.app.state.meg.engine.workers, svc.app.state.meg.engine.cache
+    answer: dict[str, Any] = {}
+    slow = threading.Thread(target=lambda: answer.update(resp=svc.post(VERIFY, _slow_body(12_000))))
+    slow.start()
+    _until(lambda: workers.running() == 1, "the verification started")
+    discovery = svc.http.get(svc.url())
+    assert discovery.status_code == 200 and discovery.json()["services"]
+    assert slow.is_alive() and workers.running() == 1  # answered while the verification runs
+    slow.join(timeout=300)
+    body = assert_outcome(answer["resp"], 503)
+    [issue] = body["issue"]
+    assert issue["code"] == "timeout" and "MEG_REQUEST_DEADLINE_SECONDS" in issue["diagnostics"]
+    assert answer["resp"].headers["Retry-After"]
+    # the abandoned computation stops at its next checkpoint, leaving no index and no gate behind
+    _until(lambda: workers.running() == 0, "the abandoned computation stopped")
+    assert len(cache) == 0 and cache.building() == 0
+
+
+def test_calls_queued_past_their_deadline_never_start(start_service):
+    svc = start_service(request_deadline_seconds=1.0, notes=False, verify_workers=1)
+    engine = svc.app.state.meg.engine
+    answers: list[Any] = []
+    calls = [threading.Thread(target=lambda: answers.append(svc.post(VERIFY, _slow_body(12_000)))) for _ in range(3)]
+    for t in calls:
+        t.start()
+    for t in calls:
+        t.join(timeout=300)
+    assert [r.status_code for r in answers] == [503, 503, 503]
+    _until(lambda: engine.workers.running() == 0, "the computation stopped")
+    assert engine.workers.started() == 1  # one worker: the two calls queued behind it timed out before starting
+
+
+def test_within_the_deadline_the_answer_is_cards(start_service):
+    svc = start_service(request_deadline_seconds=120.0, notes=False)
+    resp = svc.post(VERIFY, _slow_body(50))
+    assert resp.status_code == 200 and resp.json()["cards"]
