@@ -49,7 +49,7 @@ def test_past_the_deadline_503_while_discovery_is_answered(start_service):
     _until(lambda: workers.running() == 1, "the verification started")
     discovery = svc.http.get(svc.url())
     assert discovery.status_code == 200 and discovery.json()["services"]
-    assert slow.is_alive() and workers.running() == 1  # answered while the verification runs
+    assert workers.running() == 1  # answered while the verification runs
     slow.join(timeout=300)
     body = assert_outcome(answer["resp"], 503)
     [issue] = body["issue"]
@@ -62,16 +62,20 @@ def test_past_the_deadline_503_while_discovery_is_answered(start_service):
 
 def test_calls_queued_past_their_deadline_never_start(start_service):
     svc = start_service(request_deadline_seconds=1.0, notes=False, verify_workers=1)
-    engine = svc.app.state.meg.engine
+    workers = svc.app.state.meg.engine.workers
     answers: list[Any] = []
-    calls = [threading.Thread(target=lambda: answers.append(svc.post(VERIFY, _slow_body(12_000)))) for _ in range(3)]
-    for t in calls:
+    slow = threading.Thread(target=lambda: answers.append(svc.post(VERIFY, _slow_body(12_000))))
+    slow.start()
+    _until(lambda: workers.running() == 1, "the slow verification started")
+    # small calls, queued behind it on the only worker: their deadlines pass while they wait
+    queued = [threading.Thread(target=lambda: answers.append(svc.post(VERIFY, _slow_body(5)))) for _ in range(2)]
+    for t in queued:
         t.start()
-    for t in calls:
+    for t in [slow, *queued]:
         t.join(timeout=300)
     assert [r.status_code for r in answers] == [503, 503, 503]
-    _until(lambda: engine.workers.running() == 0, "the computation stopped")
-    assert engine.workers.started() == 1  # one worker: the two calls queued behind it timed out before starting
+    _until(lambda: workers.running() == 0, "the computation stopped")
+    assert workers.started() == 1  # the queued calls never started
 
 
 def test_within_the_deadline_the_answer_is_cards(start_service):
