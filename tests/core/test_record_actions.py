@@ -1,7 +1,7 @@
 """Event actions and encounter-bounded times through verification (issue #13).
 
-Data: small verbatim subsets in tests/data (a clinosim sepsis stay, three MIMIC-IV demo
-patients), and hand-written R4 JSON where a case must be exact.
+Data: tests/data (one clinosim sepsis stay, three MIMIC-IV demo patients), and hand-written
+R4 JSON where a case must be exact.
 """
 
 from __future__ import annotations
@@ -36,11 +36,13 @@ def _query(e0: dict, e1: dict, typ: str = "after", within: str | None = None, sc
                                              "relations": [rel], "scope": scope})
 
 
+STAY = "pt-61bd7599b2bf"
+
+
 @pytest.fixture(scope="module")
-def clinosim_stay(settings: Settings):
+def clinosim_stay(clinosim_dir: Path, settings: Settings):
     """Vancomycin ordered 8 min after the first lactate, first given 37 min after it."""
-    result = load_paths([DATA / "clinosim"])
-    return build_index(result.for_patient(result.patient_ids()[0]), settings)
+    return build_index(load_paths([clinosim_dir]).for_patient(STAY), settings)
 
 
 @pytest.fixture(scope="module")
