@@ -19,13 +19,13 @@ from medeventgraph.core.grounding import display_text
 from medeventgraph.core.lexicon import Lexicon, load_lexicon, normalize_text
 from medeventgraph.core.store import ContextStore, build_store
 from medeventgraph.fhir_adapters.record import PatientRecord
-from medeventgraph.occurrence import Concept, Kind, NoteDocument, Occurrence, Origin
+from medeventgraph.occurrence import Concept, EventTime, Kind, NoteDocument, Occurrence, Origin
 from medeventgraph.settings import Settings
 
 if TYPE_CHECKING:
     from medeventgraph.nlp import NotePipeline
 
-__all__ = ["CONTIGUITY_GAP", "PatientIndex", "build_index", "episodes_of"]
+__all__ = ["CONTIGUITY_GAP", "PatientIndex", "build_index", "encounter_periods", "episodes_of"]
 
 # Encounters that follow each other within this gap form one episode when no EpisodeOfCare
 # or Encounter.partOf says otherwise (e.g. ED visit then inpatient admission).
@@ -75,9 +75,14 @@ class PatientIndex:
             from medeventgraph.nlp import TargetTerm
 
             targets = [TargetTerm(lit, con, Kind(kind) if kind else None, "query") for lit, con, kind in terms]
-            found = self.notes.mentions(list(self.documents.values()), targets)
+            found = self.notes.mentions(list(self.documents.values()), targets, encounter_periods(self.record.occurrences))
             self._mention_cache[key] = [m for m in found if m.id not in self.occurrences]
         return self._mention_cache[key]
+
+
+def encounter_periods(occurrences: list[Occurrence]) -> dict[str, EventTime]:
+    """Encounter reference -> its period: the admission and discharge anchors of note times."""
+    return {o.id: o.time for o in occurrences if o.kind is Kind.ENCOUNTER}
 
 
 def episodes_of(occurrences: list[Occurrence]) -> dict[str, str]:
@@ -124,7 +129,8 @@ def build_index(
     derived = _derive(occurrences)
     occurrences.extend(derived)
     if notes is not None and settings.notes and documents:
-        occurrences.extend(notes.mentions(list(documents.values()), _target_terms(lexicon, record.occurrences)))
+        occurrences.extend(notes.mentions(list(documents.values()), _target_terms(lexicon, record.occurrences),
+                                          encounter_periods(record.occurrences)))
     by_id = {o.id: o for o in occurrences}
     graph = build_graph(record.patient, by_id.values())
     store = build_store(

@@ -37,6 +37,7 @@ _ORDER = {
     Granularity.MINUTE: 1,
     Granularity.HOUR: 2,
     Granularity.DAY: 3,
+    Granularity.WEEK: 3.5,
     Granularity.MONTH: 4,
     Granularity.YEAR: 5,
     Granularity.UNKNOWN: 6,

@@ -60,6 +60,10 @@ class TimeMention:
     end: int
     text: str
     time: EventTime
+    part: str | None = None  # part of the day the text states ("night", "early morning")
+    anchor: str = "stated"  # what it was resolved against: stated, note, admission, surgery, previous
+    approximate: bool = False  # "about 3 weeks ago": the window holds a range
+    rule_id: str | None = None  # the temporal rule that read it (None: an explicit or Duckling time)
 
 
 def _day(d: datetime) -> datetime:

@@ -19,7 +19,7 @@ from medeventgraph.occurrence import (
 )
 
 from .context import assertion_from_flags
-from .dates import find_times, nearest_time
+from .dates import TimeMention, nearest_time
 from .processed import SentenceSpan
 from .rules import section_assertions
 from .targets import TargetTerm
@@ -43,6 +43,7 @@ class MentionDraft:
     flags: frozenset[str]  # ConText flags
     text_hash: str
     rank: int
+    times: tuple[TimeMention, ...] = ()  # the sentence's resolved times (offsets in the sentence)
 
     @property
     def occurrence_id(self) -> str:
@@ -76,21 +77,18 @@ def _documented(document: NoteDocument) -> EventTime:
     return EventTime(start=d.start, end=d.end, type=TimeType.DOCUMENTATION, granularity=d.granularity)
 
 
-def _occurrence_time(draft: MentionDraft) -> tuple[EventTime, str | None]:
-    date = draft.document.date
-    anchor = date.start if date.resolved else None
-    times = find_times(draft.sentence_text, anchor, date.granularity)
-    best = nearest_time(times, draft.start - draft.sentence.start, draft.end - draft.sentence.start)
+def _occurrence_time(draft: MentionDraft) -> tuple[EventTime, TimeMention | None]:
+    best = nearest_time(list(draft.times), draft.start - draft.sentence.start, draft.end - draft.sentence.start)
     if best is None:
         return UNRESOLVED, None
-    return best.time, best.text
+    return best.time, best
 
 
 def build_occurrence(draft: MentionDraft, copied_from: str | None) -> Occurrence:
     document, note, sentence = draft.document, draft.note, draft.sentence
     term = draft.terms[0]
     flags = set(draft.flags) | section_assertions().get(sentence.section or "", frozenset())
-    time, time_text = _occurrence_time(draft)
+    time, stated = _occurrence_time(draft)
     literal = note.text[draft.start:draft.end]
     extra: list[tuple[str, str]] = [
         ("sentence_start", str(sentence.start)),
@@ -102,8 +100,13 @@ def build_occurrence(draft: MentionDraft, copied_from: str | None) -> Occurrence
     if term.kind is None:
         extra.append(("kind", "unspecified"))
     extra.extend(("alt_concept", t.concept) for t in dict.fromkeys(draft.terms[1:]) if t.concept != term.concept)
-    if time_text is not None:
-        extra.append(("time_text", time_text))
+    if stated is not None:
+        extra.append(("time_text", stated.text))
+        extra.append(("time_anchor", stated.anchor))
+        if stated.part:
+            extra.append(("time_part", stated.part))
+        if stated.approximate:
+            extra.append(("time_approximate", "true"))
     if copied_from is not None:
         extra.append(("copied_from", copied_from))
     return Occurrence(

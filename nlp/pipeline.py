@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import medspacy
-from medeventgraph.occurrence import NoteDocument, NoteText, Occurrence
+from medeventgraph.occurrence import EventTime, NoteDocument, NoteText, Occurrence
 
 from .cache import NoteCache, NoteKey, content_hash
 from .context import ModifierFinder, assert_targets
@@ -23,6 +23,8 @@ from .processed import ProcessedNote, process_doc
 from .sections import add_sectionizer
 from .sentences import SPLITTERS, add_sentence_splitter
 from .targets import TargetTerm, TermMatcher
+from .temporal import TimeFinder
+from .timeline import note_anchors, sentence_times
 
 __all__ = ["DEFAULT_SPLITTER", "NotePipeline", "NoteSentence"]
 
@@ -70,6 +72,7 @@ class NotePipeline:
         add_sentence_splitter(self.nlp, sentence_splitter)
         add_sectionizer(self.nlp)
         self.modifier_finder = ModifierFinder(self.nlp)
+        self.time_finder = TimeFinder()
         self.cache: NoteCache[ProcessedNote] = NoteCache(cache_size)
         self._matchers: OrderedDict[tuple[TargetTerm, ...], TermMatcher] = OrderedDict()
         self._lock = threading.RLock()
@@ -105,15 +108,22 @@ class NotePipeline:
                                             s.section, processed.text[s.start:s.end]))
         return out
 
-    def mentions(self, documents: Sequence[NoteDocument], terms: Sequence[TargetTerm]) -> list[Occurrence]:
-        """Every mention of every term in the documents' texts, in document then text order."""
+    def mentions(
+        self,
+        documents: Sequence[NoteDocument],
+        terms: Sequence[TargetTerm],
+        encounters: Mapping[str, EventTime] | None = None,
+    ) -> list[Occurrence]:
+        """Every mention of every term in the documents' texts, in document then text order.
+        `encounters` (reference -> period) gives relative times their admission/discharge anchors."""
         with self._lock:
             matcher = self._matcher(terms)
             drafts: list[MentionDraft] = []
             for document in documents:
+                period = (encounters or {}).get(document.encounter or "")
                 for note in document.texts:
                     if _is_text(note):
-                        drafts.extend(self._note_mentions(document, note, matcher))
+                        drafts.extend(self._note_mentions(document, note, matcher, period))
         keys = [
             MentionKey(d.occurrence_id, d.document.patient, note_order(d.document, d.note.attachment),
                        f"{d.document.reference}#a{d.note.attachment}", d.text_hash,
@@ -123,7 +133,9 @@ class NotePipeline:
         copies = link_copies(keys, self.copy_min_words)
         return [build_occurrence(d, copies.get(d.occurrence_id)) for d in drafts]
 
-    def _note_mentions(self, document: NoteDocument, note: NoteText, matcher: TermMatcher) -> list[MentionDraft]:
+    def _note_mentions(
+        self, document: NoteDocument, note: NoteText, matcher: TermMatcher, period: EventTime | None
+    ) -> list[MentionDraft]:
         processed = self.process(document, note)
         found = matcher(processed.doc)
         taken = {(span.start, span.end) for span, _ in found}
@@ -140,12 +152,15 @@ class NotePipeline:
         text_hash = content_hash(processed.text)
         drafts: list[MentionDraft] = []
         ranks: dict[tuple[int, str], int] = {}
+        anchors = note_anchors(document, processed.text, period, self.time_finder) if matches else None
         for (span, terms), found in zip(matches, flags, strict=True):
             sentence = processed.sentence_of(span.start)
             assert sentence is not None
             rank_key = (sentence.start, terms[0].concept)
             rank = ranks[rank_key] = ranks.get(rank_key, -1) + 1
+            assert anchors is not None
+            times = sentence_times(processed, sentence, anchors, self.time_finder)
             drafts.append(MentionDraft(document, note, span.start_char, span.end_char, sentence,
                                        processed.text[sentence.start:sentence.end], terms,
-                                       frozenset(found), text_hash, rank))
+                                       frozenset(found), text_hash, rank, times))
         return drafts

@@ -79,6 +79,7 @@ class Granularity(str, Enum):
     MINUTE = "minute"
     HOUR = "hour"
     DAY = "day"
+    WEEK = "week"  # an approximate range from text ("about 3 weeks ago")
     MONTH = "month"
     YEAR = "year"
     UNKNOWN = "unknown"
@@ -91,6 +92,7 @@ GRANULARITY_SPAN: dict[Granularity, timedelta] = {
     Granularity.MINUTE: timedelta(minutes=1),
     Granularity.HOUR: timedelta(hours=1),
     Granularity.DAY: timedelta(days=1),
+    Granularity.WEEK: timedelta(days=7),
     Granularity.MONTH: timedelta(days=31),
     Granularity.YEAR: timedelta(days=366),
 }

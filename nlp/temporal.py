@@ -1,0 +1,285 @@
+"""Time from text: temporal expressions normalised against the anchors the record states.
+
+Anchors are the note's date, the encounter's admission and discharge, and dates the note
+itself states in headers ("ADMISSION DATE: 04/02/2007", "DATE OF SURGERY: ..."). General
+expressions (explicit dates in US and ISO forms, "2 days ago", "yesterday", "in May 2006")
+are read by Duckling (pyduckling-native-phihos: chosen by measurement on MTSamples notes,
+benchmarks/bench_temporal_libs.py); the clinical forms it lacks ("on hospital day 3",
+"POD 2", "two days prior to admission", "the next morning", "at that time", parts of the
+day, "6 weeks ago" as an approximate range) are rules in resources/temporal_rules.json.
+
+No anchor, no time: an expression whose anchor the record does not state stays unresolved.
+Times after the note's own day are plans, not occurrences, and are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
+from pathlib import Path
+
+from medeventgraph.occurrence import EventTime, Granularity
+
+from .dates import TimeMention
+from .temporal_rules import TemporalRule, load_temporal_rules
+
+__all__ = ["Anchors", "TimeFinder", "header_anchors"]
+
+_FINE = (Granularity.SECOND, Granularity.MINUTE, Granularity.HOUR)
+_ABSOLUTE = re.compile(r"\b(?:1[89]|20)\d{2}\b|\d{1,2}/\d{1,2}/\d{2,4}")
+# A Duckling span is kept only when it holds a word that says "time": bare numbers ("K 6.1",
+# "70s", "2.3") and durations are values, not times.
+_CUE = re.compile(
+    r"\d{1,4}[/-]\d{1,2}|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\b|\bago\b|"
+    r"\b(?:yesterday|today|tonight|morning|afternoon|evening|night)\b|\b(?:in|since|during)\s+(?:19|20)\d{2}\b",
+    re.IGNORECASE,
+)
+_UNIT_AFTER = re.compile(r"\s*(?:mg|mcg|ml|units?|%|mmol|meq|g\b|kg|cc)", re.IGNORECASE)
+_PREFILTER = re.compile(r"\d|yesterday|today|tonight|morning|afternoon|evening|night|ago|admission|"
+                        r"hospital day|that time|that point|next|following|presentation|POD|jan|feb|mar|apr|"
+                        r"may|jun|jul|aug|sep|oct|nov|dec", re.IGNORECASE)
+_NUMBER_INSIDE = re.compile(r"\b\d+\.\d+\b")
+_CLOCK = re.compile(r"\d{1,2}:\d{2}|\d\s*(?:a\.?m\.?|p\.?m\.?)|o'clock|\bhours?\s+ago|\bminutes?\s+ago",
+                    re.IGNORECASE)
+_PART_WORDS = re.compile(r"\b(?:this|last|yesterday|today|earlier)\b\s*", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Anchors:
+    """The times a note's relative expressions can be resolved against (None: not stated)."""
+
+    note: datetime | None = None
+    note_granularity: Granularity = Granularity.SECOND
+    admission: datetime | None = None
+    discharge: datetime | None = None
+    surgery: datetime | None = None
+
+    def of(self, kind: str) -> datetime | None:
+        if kind == "note":
+            ok = self.note_granularity in (*_FINE, Granularity.DAY)
+            return self.note if ok else None
+        return {"admission": self.admission, "discharge": self.discharge, "surgery": self.surgery}.get(kind)
+
+
+def _day(d: datetime) -> datetime:
+    d = d if d.tzinfo else d.replace(tzinfo=UTC)
+    return datetime(d.year, d.month, d.day, tzinfo=UTC)
+
+
+def _at(start: datetime, granularity: Granularity) -> EventTime:
+    return EventTime(start=start, granularity=granularity)
+
+
+class TimeFinder:
+    """Finds and resolves time expressions in sentences; build once (it starts Duckling)."""
+
+    def __init__(self, zoneinfo: Path = Path("/usr/share/zoneinfo")) -> None:
+        import duckling  # pyduckling-native-phihos
+
+        duckling.init()  # idempotent; starts the Haskell runtime the parser runs in
+        self._duckling = duckling
+        lang = duckling.parse_lang("EN")
+        self._locale = duckling.parse_locale("EN_US", duckling.default_locale_lang(lang))
+        self._zones = duckling.load_time_zones(str(zoneinfo))
+        self._dims = duckling.parse_dimensions(["time"])
+        self._rules = load_temporal_rules()
+        self._lock = threading.Lock()
+        self.find = lru_cache(maxsize=8192)(self._find)
+
+    # -- public --------------------------------------------------------------------------------
+    def _find(self, sentence: str, anchors: Anchors, previous: TimeMention | None = None) -> tuple[TimeMention, ...]:
+        """Every resolvable time of `sentence`, in text order, without overlaps."""
+        if not _PREFILTER.search(sentence):
+            return ()
+        found: list[TimeMention] = []
+        for rule in self._rules.rules:
+            for m in rule.pattern.finditer(sentence):
+                prior = _latest_before(found, m.start()) or previous
+                t = self._rule_time(rule, m, anchors, prior)
+                if t is not None:
+                    found.append(t)
+        taken = [(t.start, t.end) for t in found]
+        for t in self._general(sentence, anchors):
+            if not any(t.start < e and s < t.end for s, e in taken):
+                found.append(t)
+        # "At that time" can point at a date the general resolver read earlier in the sentence.
+        found = [self._refer(t, found, previous) if t.anchor == "previous-pending" else t for t in found]
+        found = [t for t in found if t.time.resolved and not _after_note(t, anchors)]
+        found.sort(key=lambda t: (t.start, -(t.end - t.start)))
+        kept: list[TimeMention] = []
+        for t in found:
+            if not kept or t.start >= kept[-1].end:
+                kept.append(t)
+        return tuple(kept)
+
+    # -- clinical rules -------------------------------------------------------------------------
+    def _rule_time(self, rule: TemporalRule, m: re.Match[str], anchors: Anchors,
+                   previous: TimeMention | None) -> TimeMention | None:
+        groups = m.groupdict()
+        text = m.group(0)
+        part = _part(groups.get("part"))
+        if rule.anchor == "previous":
+            pending = TimeMention(m.start(), m.end(), text, EventTime(start=None), part, "previous-pending",
+                                  rule_id=rule.id)
+            return pending if previous is None else _from_previous(pending, rule, previous)
+        base = anchors.of(rule.anchor)
+        if base is None:
+            return None
+        day = _day(base)
+        n = self._rules.number(groups.get("n") or groups.get("ord") or groups.get("ord2"))
+        unit = (groups.get("unit") or "day").lower().rstrip("s")
+        approximate = bool(re.match(r"(?:approximately|about|around|roughly)\b", text, re.IGNORECASE))
+        time: EventTime | None
+        if rule.shift == "ordinal_day_from_first" and n:
+            time = _at(day + timedelta(days=n - 1), Granularity.DAY)
+        elif rule.shift == "days_after" and n is not None:
+            time = _at(day + timedelta(days=n), Granularity.DAY)
+        elif rule.shift == "same_day":
+            time = _at(day, Granularity.DAY)
+        elif rule.shift == "day_before":
+            time = _at(day - timedelta(days=1), Granularity.DAY)
+        elif rule.shift == "before" and n:
+            n2 = self._rules.number(groups.get("n2"))
+            time = _before(day, n, n2, unit, approximate)
+        else:
+            time = None
+        if time is None:
+            return None
+        return TimeMention(m.start(), m.end(), text, time, part, rule.anchor, approximate or unit == "week", rule.id)
+
+    def _refer(self, pending: TimeMention, found: list[TimeMention], previous: TimeMention | None) -> TimeMention:
+        prior = _latest_before([t for t in found if t.time.resolved], pending.start) or previous
+        if prior is None:
+            return pending
+        rule = next(r for r in self._rules.rules if r.id == pending.rule_id)
+        return _from_previous(pending, rule, prior) or pending
+
+    # -- Duckling -------------------------------------------------------------------------------
+    def _general(self, sentence: str, anchors: Anchors) -> list[TimeMention]:
+        note = anchors.of("note")
+        reference = note or datetime(2000, 1, 1, tzinfo=UTC)
+        d = self._duckling
+        with self._lock:
+            ref = d.parse_ref_time(self._zones, "UTC", int(reference.timestamp()))
+            context = d.Context(ref, self._locale)
+            results = d.parse(sentence, context, self._dims, False)
+            # "creatinine of 1.8 in May 2006" reads "8 in May 2006": blank decimal values
+            # (offsets kept) and read the sentence again.
+            masked = _NUMBER_INSIDE.sub(lambda m: " " * len(m.group(0)), sentence)
+            if masked != sentence and any(_starts_in_number(sentence, int(r["start"])) for r in results):
+                results = d.parse(masked, context, self._dims, False)
+        out = []
+        for r in results:
+            start, end, body = int(r["start"]), int(r["end"]), str(r["body"])
+            if _starts_in_number(sentence, start):
+                continue
+            if not _CUE.search(body) or _UNIT_AFTER.match(sentence, end):
+                continue
+            if sentence.strip(" ,.:;") == body.strip(" ,.:;") and _ABSOLUTE.search(body):
+                continue  # a bare date line (a header stamp) dates the note, not an event
+            absolute = bool(_ABSOLUTE.search(body))
+            # Duckling gives "two days ago" an hour grain: keep hours only where the text states a clock time
+            fine = _CLOCK.search(body) is not None and (absolute or anchors.note_granularity in _FINE)
+            time = _duckling_time(r["value"], fine_anchor=fine)
+            if time is None or (not absolute and note is None):
+                continue
+            part = next((p for p in ("morning", "afternoon", "evening", "night") if p in body.lower()), None)
+            out.append(TimeMention(start, end, body, time, part, "stated" if absolute else "note"))
+        return out
+
+
+def _starts_in_number(sentence: str, start: int) -> bool:
+    return start > 0 and (sentence[start - 1].isdigit() or sentence[start - 1] == ".")
+
+
+def _part(text: str | None) -> str | None:
+    """"early this morning" -> "early morning"; "last night" -> "night"; "earlier today" -> None."""
+    if not text:
+        return None
+    return " ".join(_PART_WORDS.sub("", text.lower()).split()) or None
+
+
+def _duckling_time(value: dict, *, fine_anchor: bool) -> EventTime | None:
+    v = value.get("value")
+    grain = value.get("grain")
+    if v is None and value.get("type") == "interval":
+        frm = value.get("from") or value.get("to") or {}
+        v, grain = frm.get("value"), "day"  # parts of the day: keep the day
+    if not isinstance(v, str):
+        return None
+    start = datetime.fromisoformat(v).astimezone(UTC)
+    if grain in ("hour", "minute", "second") and not fine_anchor:
+        grain = "day"
+    if grain == "day" or grain == "week":  # Duckling's week grain starts on a Monday: keep the day
+        return _at(_day(start), Granularity.DAY)
+    if grain in ("hour", "minute"):
+        return _at(start, Granularity(grain))
+    if grain == "month":
+        return _at(datetime(start.year, start.month, 1, tzinfo=UTC), Granularity.MONTH)
+    if grain == "year":
+        return _at(datetime(start.year, 1, 1, tzinfo=UTC), Granularity.YEAR)
+    return None
+
+
+def _before(day: datetime, n: int, n2: int | None, unit: str, approximate: bool) -> EventTime | None:
+    """`n` (or `n`-`n2`) units before `day`; weeks and approximate counts become ranges."""
+    if unit == "hour":
+        return _at(day, Granularity.DAY) if n < 24 else _at(day - timedelta(days=1), Granularity.DAY)
+    if unit == "year":
+        return _at(datetime(day.year - n, 1, 1, tzinfo=UTC), Granularity.YEAR)
+    if unit == "month":
+        total = day.year * 12 + day.month - 1 - n
+        return _at(datetime(total // 12, total % 12 + 1, 1, tzinfo=UTC), Granularity.MONTH)
+    days = {"day": 1, "week": 7}.get(unit)
+    if days is None:
+        return None
+    lo, hi = day - timedelta(days=days * (n2 or n)), day - timedelta(days=days * n)
+    if unit == "day" and not approximate and n2 is None:
+        return _at(lo, Granularity.DAY)
+    half = timedelta(days=3) if unit == "week" else timedelta(days=1)
+    lo, hi = lo - half, hi + half  # "about 3 weeks ago": the window holds the stated range
+    width = (hi - lo).days
+    granularity = Granularity.DAY if width <= 1 else Granularity.WEEK if width <= 7 else Granularity.MONTH
+    return _at(lo, granularity)
+
+
+def _from_previous(pending: TimeMention, rule: TemporalRule, previous: TimeMention) -> TimeMention | None:
+    prior = previous.time
+    if not prior.resolved or prior.start is None:
+        return None
+    if rule.shift == "next_day":
+        if prior.granularity not in (*_FINE, Granularity.DAY):
+            return None
+        time = _at(_day(prior.start) + timedelta(days=1), Granularity.DAY)
+    else:
+        time = prior
+    return replace(pending, time=time, anchor="previous", approximate=previous.approximate)
+
+
+def _latest_before(found: list[TimeMention], position: int) -> TimeMention | None:
+    before = [t for t in found if t.end <= position and t.time.resolved]
+    return max(before, key=lambda t: t.end) if before else None
+
+
+def _after_note(t: TimeMention, anchors: Anchors) -> bool:
+    if anchors.note is None or t.time.start is None:
+        return False
+    return t.time.start >= _day(anchors.note) + timedelta(days=1)
+
+
+def header_anchors(text: str, finder: TimeFinder) -> dict[str, datetime]:
+    """Anchor dates a note states in its headers ("ADMISSION DATE: 04/02/2007")."""
+    out: dict[str, datetime] = {}
+    for rule in load_temporal_rules().headers:
+        m = rule.pattern.search(text)
+        if m is None:
+            continue
+        window = text[m.end(): m.end() + 40]
+        for t in finder.find("seen on " + window, Anchors()):
+            if t.start == 5 and t.time.granularity is Granularity.DAY and t.time.start is not None:
+                out[rule.anchor] = t.time.start
+                break
+    return out

@@ -1,0 +1,66 @@
+"""Typed model of nlp/resources/temporal_rules.json: the clinical time patterns Duckling lacks."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Literal
+
+__all__ = ["ANCHOR_KINDS", "HeaderRule", "TemporalRule", "TemporalRules", "load_temporal_rules"]
+
+ANCHOR_KINDS = ("note", "admission", "discharge", "surgery", "previous")
+Shift = Literal["ordinal_day_from_first", "days_after", "before", "same_day", "day_before", "next_day", "same"]
+_SHIFTS = frozenset(Shift.__args__)  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderRule:
+    """A heading that states an anchor date ("ADMISSION DATE: 04/02/2007")."""
+
+    anchor: str
+    pattern: re.Pattern[str]
+
+
+@dataclass(frozen=True, slots=True)
+class TemporalRule:
+    id: str
+    anchor: str
+    shift: Shift
+    pattern: re.Pattern[str]
+
+
+@dataclass(frozen=True, slots=True)
+class TemporalRules:
+    numbers: dict[str, int]
+    headers: tuple[HeaderRule, ...]
+    rules: tuple[TemporalRule, ...]
+
+    def number(self, word: str | None) -> int | None:
+        if word is None:
+            return None
+        w = word.lower().rstrip("stndrh") if word[:1].isdigit() else word.lower()
+        return int(w) if w.isdigit() else self.numbers.get(w)
+
+
+def _anchor(value: str, where: str) -> str:
+    if value not in ANCHOR_KINDS:
+        raise ValueError(f"temporal_rules.json {where}: unknown anchor {value!r} (known: {ANCHOR_KINDS})")
+    return value
+
+
+@cache
+def load_temporal_rules() -> TemporalRules:
+    raw = json.loads(resources.files("medeventgraph.nlp").joinpath("resources", "temporal_rules.json")
+                     .read_text(encoding="utf-8"))
+    headers = tuple(HeaderRule(_anchor(h["anchor"], "header"), re.compile(h["pattern"], re.IGNORECASE))
+                    for h in raw["headers"])
+    rules = []
+    for r in raw["rules"]:
+        if r["shift"] not in _SHIFTS:
+            raise ValueError(f"temporal rule {r['id']}: unknown shift {r['shift']!r}")
+        rules.append(TemporalRule(str(r["id"]), _anchor(r["anchor"], r["id"]), r["shift"],
+                                  re.compile(r["pattern"], re.IGNORECASE)))
+    return TemporalRules({str(k): int(v) for k, v in raw["numbers"].items()}, headers, tuple(rules))

@@ -1,0 +1,96 @@
+"""Time from text on sentences of real MTSamples reports (../shared/data/mtsamples, CC0):
+each form resolves against the anchor the record states, and without it stays unresolved."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from medeventgraph.nlp.temporal import Anchors, header_anchors
+from medeventgraph.occurrence import Granularity
+
+NOTE = datetime(2024, 1, 15, 12, tzinfo=UTC)
+ADMITTED = datetime(2024, 1, 10, 8, tzinfo=UTC)
+ANCHORS = Anchors(note=NOTE, admission=ADMITTED)
+
+
+@pytest.fixture(scope="module")
+def finder(note_pipeline):
+    return note_pipeline.time_finder
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expression", "day", "granularity", "anchor", "part"),
+    [
+        ("who presented to ABCD General Hospital on 08/20/2003 with complaints of", "on 08/20/2003",
+         "2003-08-20", Granularity.DAY, "stated", None),
+        ("On 7/22/93 she developed fever with associated proptosis", "On 7/22/93", "1993-07-22", Granularity.DAY,
+         "stated", None),
+        ("Echocardiogram on 2015-02-03 showed normal function.", "on 2015-02-03", "2015-02-03", Granularity.DAY,
+         "stated", None),
+        ("last hemodialysis was on June 22, 2007.", "on June 22, 2007", "2007-06-22", Granularity.DAY, "stated", None),
+        ("creatinine of 1.8 in May 2006 corresponding with", "in May 2006", "2006-05-01", Granularity.MONTH,
+         "stated", None),
+        ("On the fourth hospital day, she was noted to have some rashes", "On the fourth hospital day",
+         "2024-01-13", Granularity.DAY, "admission", None),
+        ("Renal function worsened on hospital day 3.", "on hospital day 3", "2024-01-12", Granularity.DAY,
+         "admission", None),
+        ("She developed vomiting 3 days prior to admission, but did not have diarrhea.", "3 days prior to admission",
+         "2024-01-07", Granularity.DAY, "admission", None),
+        ("Last night, she had a prolonged episode", "Last night", "2024-01-14", Granularity.DAY, "note", "night"),
+        ("The patient was a little somnolent early this morning", "early this morning", "2024-01-15",
+         Granularity.DAY, "note", "early morning"),
+        ("His mother just died two days ago.", "two days ago", "2024-01-13", Granularity.DAY, "note", None),
+        ("She quit smoking about 6 weeks ago.", "about 6 weeks ago", "2023-12-01", Granularity.WEEK, "note", None),
+        ("last seen in rheumatology clinic approximately 4 months ago for bilateral hand discomfort",
+         "approximately 4 months ago", "2023-09-01", Granularity.MONTH, "note", None),
+    ],
+)
+def test_each_form_resolves_against_its_anchor(finder, sentence, expression, day, granularity, anchor, part):
+    (t,) = [t for t in finder.find(sentence, ANCHORS) if t.text == expression]
+    assert sentence[t.start:t.end] == expression
+    assert t.time.start.date().isoformat() == day
+    assert t.time.granularity is granularity and t.anchor == anchor and t.part == part
+
+
+def test_approximate_weeks_hold_the_stated_range(finder):
+    (t,) = finder.find("She quit smoking about 6 weeks ago.", ANCHORS)
+    lo, hi = t.time.start_window()
+    assert t.approximate and lo < datetime(2023, 12, 4, tzinfo=UTC) < hi  # six weeks before 2024-01-15
+
+
+def test_no_anchor_no_time(finder):
+    # No operation date is stated: "postoperative day #1" cannot be placed.
+    assert finder.find("The patient's Jackson-Pratt drain was removed on postoperative day #1", ANCHORS) == ()
+    # No admission known: "prior to admission" stays unresolved; no note date: "two days ago" too.
+    assert finder.find("seen in the office 1 day prior to admission.", Anchors(note=NOTE)) == ()
+    assert finder.find("His mother just died two days ago.", Anchors(admission=ADMITTED)) == ()
+
+
+def test_postoperative_day_with_a_stated_operation_date(finder):
+    anchors = Anchors(note=NOTE, surgery=datetime(2024, 1, 11, tzinfo=UTC))
+    (t,) = finder.find("The patient was started on Prograf by postoperative day #2.", anchors)
+    assert t.time.start.date().isoformat() == "2024-01-13" and t.anchor == "surgery"
+
+
+def test_next_morning_and_that_time_refer_to_the_previous_time(finder):
+    (t,) = [t for t in finder.find("Vancomycin was started on 4/20/01 and the next morning she developed a rash.",
+                                   ANCHORS) if t.anchor == "previous"]
+    assert t.text == "the next morning" and t.time.start.date().isoformat() == "2001-04-21" and t.part == "morning"
+    sentence = "after she noticed mild abdominal cramping in February 2007.  At that time, she was pregnant"
+    that = [t for t in finder.find(sentence, ANCHORS) if t.text == "At that time"]
+    assert that and that[0].time.granularity is Granularity.MONTH
+    # Nothing stated before it: "at that time" stays unresolved.
+    assert finder.find("At that time, orthostatics were negative", ANCHORS) == ()
+
+
+def test_values_and_plans_are_not_times(finder):
+    assert finder.find("Potassium 6.1, creatinine 2.3, SBP in the 70s.", ANCHORS) == ()
+    assert finder.find("Follow up in clinic tomorrow.", ANCHORS) == ()  # after the note: a plan
+
+
+def test_header_dates_are_anchors(finder):
+    text = "ADMISSION DATE: 04/02/2007,DISCHARGE DATE: 04/06/2007,HOSPITAL COURSE: ..."
+    stated = header_anchors(text, finder)
+    assert stated["admission"] == datetime(2007, 4, 2, tzinfo=UTC)
+    assert stated["discharge"] == datetime(2007, 4, 6, tzinfo=UTC)
