@@ -25,6 +25,7 @@ from importlib import resources
 import orjson
 from medeventgraph.core.contract import EvidenceBundle, EvidenceItem
 from medeventgraph.core.query import RelationSpec, RelationType, Scope
+from medeventgraph.core.stated import StatedItem, stated_comparison, stated_counter
 from medeventgraph.core.timing import Comparison, Span, Timing, compare, span_of
 from medeventgraph.core.verdict import FailureType, Label
 from medeventgraph.occurrence import Origin
@@ -52,6 +53,7 @@ class RelationFinding:
     timing: Timing
     pair: tuple[str, ...]
     explanation: str
+    stated: str | None = None  # id of the note-stated order that decided it (core.stated)
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,7 @@ class Structure:
 
     by_event: dict[str, list[EvidenceItem]]
     spans: dict[str, Span | None]
+    stated: dict[tuple[str, str], StatedItem]  # (earlier, later) occurrence ids -> the stated order
     grounding: dict[str, list[EvidenceItem]]
     missing: list[str]
     chain: dict[str, EvidenceItem] | None
@@ -103,15 +106,17 @@ def structure(bundle: EvidenceBundle) -> Structure:
     spans = {i.occurrence: span_of(i.time, i.documented, i.open_end) for i in bundle.items}
     grounding = {e.id: [i for i in by_event[e.id] if _grounds(i)] for e in query.events}
     missing = [e for e, items in grounding.items() if not items]
+    grounds = {i.occurrence: _grounds(i) for i in bundle.items}
+    stated = {(s.earlier, s.later): s for s in bundle.stated if grounds.get(s.earlier) and grounds.get(s.later)}
 
-    chain, findings, complete = _best_chain(query.relations, grounding, spans)
+    chain, findings, complete = _best_chain(query.relations, grounding, spans, stated)
     s_tim = 0.0
     if complete and chain is not None:
         s_tim = 1.0 if all(spans[i.occurrence] and spans[i.occurrence].resolved for i in chain.values()) else 0.8
     members = list(chain.values()) if chain else []
     s_num = _mean([1.0 if i.origin is not Origin.NOTE else 0.5 for i in members])
     scope_rejected = query.scope is not Scope.PATIENT and bundle.rejected_counts.get("scope", 0) > 0
-    return Structure(by_event, spans, grounding, missing, chain, findings, complete, members, s_tim, s_num,
+    return Structure(by_event, spans, stated, grounding, missing, chain, findings, complete, members, s_tim, s_num,
                      scope_rejected)
 
 
@@ -143,7 +148,14 @@ def assess(bundle: EvidenceBundle, thresholds: Thresholds | None = None) -> Asse
     st = structure(bundle)
     s_jdg_plus = _mean([0.5 if i.assertion.uncertain else 1.0 for i in st.members])
     counter, counter_ids, counter_failure = _counter_evidence(bundle.query.relations, st.by_event, st.grounding, st.spans)
+    said, said_ids, said_failure = stated_counter(bundle.query.relations, st.stated.values(),
+                                                  {o: True for pair in st.stated for o in pair})
+    if said > counter or (said and counter_failure is None):
+        counter, counter_failure = said, said_failure
+    counter_ids = counter_ids | said_ids
     supporting = tuple(sorted(i.occurrence for i in st.members)) if st.complete else ()
+    if st.complete:
+        supporting = tuple(sorted({*supporting, *(f.stated for f in st.findings if f.stated)}))
     return combine(st, s_jdg_plus, counter, counter_failure, supporting, tuple(sorted(counter_ids)), th)
 
 
@@ -171,6 +183,7 @@ def _best_chain(
     relations: list[RelationSpec],
     grounding: dict[str, list[EvidenceItem]],
     spans: dict[str, Span | None],
+    stated: dict[tuple[str, str], StatedItem] | None = None,
 ) -> tuple[dict[str, EvidenceItem] | None, list[RelationFinding], bool]:
     """A chain (one item per event, all in one scope unit) satisfying every relation, if any
     (then the flag is True); otherwise the unit whose best pairs satisfy the most relations,
@@ -183,13 +196,14 @@ def _best_chain(
     units = [(u, per) for u, per in sorted(_unit_groups(grounding).items()) if all(per.get(e) for e in events)]
     if not units:
         return None, [RelationFinding(r, Timing.UNKNOWN, (), "no scope unit grounds every event") for r in relations], False
+    said = stated or {}
     for _, per_event in units:
-        chain = _complete_chain(relations, events, per_event, spans)
+        chain = _complete_chain(relations, events, per_event, spans, said)
         if chain is not None:
-            return chain, [_finding(r, chain[r.source], chain[r.target], spans) for r in relations], True
+            return chain, [_finding(r, chain[r.source], chain[r.target], spans, said) for r in relations], True
     best: tuple[int, dict[str, EvidenceItem], list[RelationFinding]] | None = None
     for _, per_event in units:
-        findings = [_alone(_best_pair(r, per_event, spans)) for r in relations]
+        findings = [_alone(_best_pair(r, per_event, spans, said)) for r in relations]
         score = sum(f.timing is Timing.COMPATIBLE for f in findings)
         if best is None or score > best[0]:
             chain = {e: min(per_event[e], key=lambda i: _preference(i, spans)) for e in events}
@@ -213,16 +227,27 @@ def _alone(f: RelationFinding) -> RelationFinding:
     return replace(f, explanation=f.explanation + note) if f.relation is not None else f
 
 
-def _finding(r: RelationSpec, a: EvidenceItem, b: EvidenceItem, spans) -> RelationFinding:
+def _compare(r: RelationSpec, a: EvidenceItem, b: EvidenceItem, spans, stated) -> tuple[Comparison, str | None]:
+    """Recorded times first; where they leave the order unknown, the note's stated order."""
     cmp = compare(spans[a.occurrence], spans[b.occurrence], r.type, r.window)
-    return RelationFinding(r, cmp.timing, (a.occurrence, b.occurrence), _explain(r, a, b, cmp))
+    if cmp.timing is Timing.UNKNOWN and stated:
+        said = stated_comparison(r, a.occurrence, b.occurrence, stated)
+        if said is not None:
+            return said[0], said[1].id
+    return cmp, None
 
 
-def _best_pair(r: RelationSpec, per_event, spans) -> RelationFinding:
+def _finding(r: RelationSpec, a: EvidenceItem, b: EvidenceItem, spans, stated=None) -> RelationFinding:
+    cmp, said = _compare(r, a, b, spans, stated)
+    pair = (a.occurrence, b.occurrence)
+    return RelationFinding(r, cmp.timing, pair, _explain(r, a, b, cmp), said)
+
+
+def _best_pair(r: RelationSpec, per_event, spans, stated=None) -> RelationFinding:
     best = None
     for a in sorted(per_event[r.source], key=lambda i: _preference(i, spans)):
         for b in sorted(per_event[r.target], key=lambda i: _preference(i, spans)):
-            f = _finding(r, a, b, spans)
+            f = _finding(r, a, b, spans, stated)
             if best is None or _RANK[f.timing] < _RANK[best.timing]:
                 best = f
                 if f.timing is Timing.COMPATIBLE:
@@ -231,7 +256,7 @@ def _best_pair(r: RelationSpec, per_event, spans) -> RelationFinding:
     return best
 
 
-def _complete_chain(relations, events, per_event, spans) -> dict[str, EvidenceItem] | None:
+def _complete_chain(relations, events, per_event, spans, stated=None) -> dict[str, EvidenceItem] | None:
     """Depth-first search for an assignment where every relation is compatible."""
     options = {e: sorted(per_event[e], key=lambda i: _preference(i, spans)) for e in events}
     budget = [_SEARCH_BUDGET]
@@ -242,7 +267,7 @@ def _complete_chain(relations, events, per_event, spans) -> dict[str, EvidenceIt
             if event in (r.source, r.target) and r.source in assign and r.target in assign:
                 budget[0] -= 1
                 a, b = assign[r.source], assign[r.target]
-                if compare(spans[a.occurrence], spans[b.occurrence], r.type, r.window).timing is not Timing.COMPATIBLE:
+                if _compare(r, a, b, spans, stated)[0].timing is not Timing.COMPATIBLE:
                     return False
         return True
 

@@ -24,6 +24,7 @@ import orjson
 from medeventgraph.core.binding import BindingBasis, BindingContext, basis_holds
 from medeventgraph.core.lexicon import Lexicon, normalize_text
 from medeventgraph.core.query import Scope, VerificationQuery
+from medeventgraph.core.stated import StatedItem, check_stated, find_stated
 from medeventgraph.core.store import render_context
 from medeventgraph.occurrence import (
     Assertion,
@@ -94,6 +95,7 @@ class EvidenceBundle:
     hash: str
     rejected: tuple[tuple[str, int], ...] = ()  # (reason, count), sorted: what the contract refused
     unbound: tuple[tuple[str, str], ...] = ()  # (occurrence, basis) claims that did not hold
+    stated: tuple[StatedItem, ...] = ()  # orders the notes state between admitted items (core.stated)
 
     @property
     def rejected_counts(self) -> dict[str, int]:
@@ -248,7 +250,10 @@ def contract(
     frozen = tuple(kept)
     refused = tuple(sorted((+rejected).items()))
     claims = tuple(sorted(unbound))
-    return EvidenceBundle(query, patient, frozen, bundle_hash(query, patient, frozen, refused, claims), refused, claims)
+    by_id = {i.occurrence: i for i in frozen}
+    stated = tuple(s for s in find_stated(query, frozen, documents) if check_stated(s, query, by_id, documents))
+    digest = bundle_hash(query, patient, frozen, refused, claims, stated)
+    return EvidenceBundle(query, patient, frozen, digest, refused, claims, stated)
 
 
 def _drop_scope_invalid(
@@ -278,9 +283,14 @@ def bundle_hash(
     items: tuple[EvidenceItem, ...],
     rejected: tuple[tuple[str, int], ...] = (),
     unbound: tuple[tuple[str, str], ...] = (),
+    stated: tuple[StatedItem, ...] = (),
 ) -> str:
+    content: dict[str, object] = {"query": query.dump(), "patient": patient, "items": items, "rejected": rejected,
+                                  "unbound": unbound}
+    if stated:  # bundles without a stated order keep the hash they had
+        content["stated"] = stated
     payload = orjson.dumps(
-        {"query": query.dump(), "patient": patient, "items": items, "rejected": rejected, "unbound": unbound},
+        content,
         option=orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS,
         default=_encode,
     )

@@ -7,6 +7,7 @@ from typing import Any
 from medeventgraph.core.assess import Assessment
 from medeventgraph.core.contract import EvidenceBundle, EvidenceItem
 from medeventgraph.core.index import PatientIndex
+from medeventgraph.core.stated import stated_evidence
 from medeventgraph.core.store import format_time
 from medeventgraph.core.verdict import (
     EvidenceOut,
@@ -97,6 +98,10 @@ def to_verdict(
 
     polar = [i for i in bundle.items if polarity(i) != "neutral"]
     citations = _citations(polar or list(bundle.items))
+    said = [stated_evidence(s, index.documents, "counters" if s.id in countering else
+                            "supports" if s.id in supporting else "neutral") for s in bundle.stated]
+    citations += [c for s, out in zip(bundle.stated, said, strict=True) if out.polarity != "neutral"
+                  for c in (s.citation,) if c not in citations]
     issues = [iss.to_fhir() for iss in _validate_cited(index, citations)]
     return Verdict(
         id=bundle.query.id,
@@ -106,7 +111,7 @@ def to_verdict(
         s_plus=assessment.s_plus,
         s_minus=assessment.s_minus,
         citations=citations,
-        evidence=[_evidence(i, polarity(i)) for i in bundle.items],
+        evidence=[_evidence(i, polarity(i)) for i in bundle.items] + said,
         relations=[
             RelationOut(
                 source=f.relation.source,
@@ -116,6 +121,7 @@ def to_verdict(
                 timing=f.timing.value,
                 pair=list(f.pair),
                 explanation=f.explanation + _qualifiers(bundle, f.pair),
+                stated=f.stated,
             )
             for f in assessment.relations
         ],

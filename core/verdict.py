@@ -82,6 +82,7 @@ class RelationOut(BaseModel):
     timing: str = Field(description="compatible | incompatible | unknown")
     pair: list[str] = Field(default_factory=list, description="occurrence ids of the deciding pair")
     explanation: str = ""
+    stated: str | None = Field(default=None, description="evidence id of the note-stated order that decided it")
 
 
 class Verdict(BaseModel):

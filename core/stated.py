@@ -1,0 +1,183 @@
+"""Order stated in a note's words, as bundle evidence: found, re-checked and weighed.
+
+A stated order is admitted only between two admitted note items of one note text, each bound
+to one end of a query relation, with a cue the rule data (nlp/resources/order_rules.json)
+knows at the cited span. The contract re-checks each from the item and the query alone
+(`check_stated`). In the assessment a stated order establishes "before" for that pair when
+the recorded times leave the order unknown; a stated reverse order is counter-evidence.
+Only affirmed, current mentions take part: a negated or hypothetical mention never grounds
+an event, so its stated order counts for nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from medeventgraph.core.query import RelationSpec, RelationType, VerificationQuery
+from medeventgraph.core.timing import Comparison, Timing
+from medeventgraph.core.verdict import FailureType
+from medeventgraph.occurrence import NoteDocument, Origin
+
+__all__ = ["StatedItem", "check_stated", "find_stated", "stated_comparison", "stated_counter"]
+
+MAX_GAP = 600  # characters between two mentions that one passage can relate
+
+
+@dataclass(frozen=True, slots=True)
+class StatedItem:
+    """`earlier` (an item grounding `earlier_event`) before `later`, as the cue says."""
+
+    id: str  # "DocumentReference/9#s120-132" (the cue span)
+    reference: str
+    attachment: int
+    earlier: str  # occurrence ids of the two admitted note items
+    later: str
+    earlier_event: str
+    later_event: str
+    earlier_span: tuple[int, int]
+    later_span: tuple[int, int]
+    cue_start: int
+    cue_end: int
+    cue: str
+    rule: str
+
+    @property
+    def citation(self) -> str:
+        """The cue's note span, "DocumentReference/9#s120-132"."""
+        return _cue_id(self.reference, self.attachment, self.cue_start, self.cue_end)
+
+
+def _text(documents: Mapping[str, NoteDocument], reference: str, attachment: int) -> str | None:
+    doc = documents.get(reference)
+    if doc is None:
+        return None
+    return next((t.text for t in doc.texts if t.attachment == attachment), None)
+
+
+def _note_items(items: Iterable, event: str) -> list:
+    return [i for i in items if i.origin is Origin.NOTE and event in i.events and i.source.start is not None
+            and i.source.end is not None]
+
+
+def _cue_id(reference: str, attachment: int, start: int, end: int) -> str:
+    prefix = f"a{attachment}" if attachment else ""
+    return f"{reference}#{prefix}s{start}-{end}"
+
+
+def find_stated(query: VerificationQuery, items: Iterable, documents: Mapping[str, NoteDocument]) -> list[StatedItem]:
+    """Every stated order between admitted note items bound to the two ends of a relation."""
+    from medeventgraph.nlp.relations import find_order  # the note pipeline loads only when notes are used
+
+    items = list(items)
+    out: dict[str, StatedItem] = {}
+    for r in query.relations:
+        for a in _note_items(items, r.source):
+            for b in _note_items(items, r.target):
+                same_text = a.source.reference == b.source.reference and a.source.attachment == b.source.attachment
+                if a.occurrence == b.occurrence or not same_text or abs(a.source.start - b.source.start) > MAX_GAP:
+                    continue
+                attachment = a.source.attachment or 0
+                text = _text(documents, a.source.reference, attachment)
+                if text is None:
+                    continue
+                spans = {a.occurrence: (a.source.start, a.source.end), b.occurrence: (b.source.start, b.source.end)}
+                found = find_order(text, spans[a.occurrence], spans[b.occurrence])
+                if found is None:
+                    continue
+                a_first = found.earlier == spans[a.occurrence]
+                earlier, later = (a, b) if a_first else (b, a)
+                events = (r.source, r.target) if a_first else (r.target, r.source)
+                item = StatedItem(
+                    _cue_id(a.source.reference, attachment, found.cue_start, found.cue_end) + f"/{earlier.occurrence}",
+                    a.source.reference, attachment, earlier.occurrence, later.occurrence, events[0], events[1],
+                    found.earlier, found.later, found.cue_start, found.cue_end, found.cue, found.rule)
+                out.setdefault(item.id, item)
+    return [out[k] for k in sorted(out)]
+
+
+def check_stated(item: StatedItem, query: VerificationQuery, items: Mapping[str, object],
+                 documents: Mapping[str, NoteDocument]) -> bool:
+    """Re-check from the item and the query alone: both mentions are admitted items bound to the
+    query's events, both spans and the cue lie in the note text, the cue is in the rule data and
+    still reads the same order."""
+    from medeventgraph.nlp.relations import StatedOrder, check_order
+
+    ids = {e.id for e in query.events}
+    if item.earlier_event not in ids or item.later_event not in ids:
+        return False
+    related = any({r.source, r.target} == {item.earlier_event, item.later_event} for r in query.relations)
+    earlier, later = items.get(item.earlier), items.get(item.later)
+    if not related or earlier is None or later is None:
+        return False
+    for ev, it, span in ((item.earlier_event, earlier, item.earlier_span), (item.later_event, later, item.later_span)):
+        src = it.source  # type: ignore[attr-defined]
+        if ev not in it.events or src.reference != item.reference or (src.start, src.end) != span:  # type: ignore[attr-defined]
+            return False
+    text = _text(documents, item.reference, item.attachment)
+    if text is None:
+        return False
+    order = StatedOrder(item.earlier_span, item.later_span, item.cue_start, item.cue_end, item.cue, item.rule)
+    return all(0 <= s < e <= len(text) for s, e in (item.earlier_span, item.later_span)) and check_order(text, order)
+
+
+def _before_pair(r: RelationSpec, source: str, target: str) -> tuple[str, str] | None:
+    """The (earlier, later) occurrence pair that makes relation `r` hold (source/target items)."""
+    if r.within is not None or r.type is RelationType.OVERLAPS:
+        return None  # a stated order says nothing about a window or an overlap
+    return (source, target) if r.type is RelationType.BEFORE else (target, source)
+
+
+def stated_comparison(r: RelationSpec, source: str, target: str,
+                      stated: Mapping[tuple[str, str], StatedItem]) -> tuple[Comparison, StatedItem] | None:
+    """What the note's words say about `source r target`, or None when they say nothing."""
+    pair = _before_pair(r, source, target)
+    if pair is None:
+        return None
+    hit = stated.get(pair)
+    if hit is not None:
+        return Comparison(Timing.COMPATIBLE, f"stated order: '{hit.cue}' at {hit.citation}"), hit
+    hit = stated.get((pair[1], pair[0]))
+    if hit is not None:
+        return Comparison(Timing.INCOMPATIBLE, f"stated reverse order: '{hit.cue}' at {hit.citation}"), hit
+    return None
+
+
+def stated_counter(relations: list[RelationSpec], stated: Iterable[StatedItem],
+                   grounds: Mapping[str, bool]) -> tuple[float, set[str], FailureType | None]:
+    """A stated reverse order between two grounding mentions refutes the relation's order."""
+    ids: set[str] = set()
+    for s in stated:
+        if not (grounds.get(s.earlier) and grounds.get(s.later)):
+            continue
+        for r in relations:
+            wanted = _before_pair(r, r.source, r.target)
+            if wanted is not None and (s.later_event, s.earlier_event) == wanted:
+                ids.update((s.id, s.earlier, s.later))
+    return (1.0, ids, FailureType.OPPOSITE_ORDER) if ids else (0.0, ids, None)
+
+
+def stated_evidence(item: StatedItem, documents: Mapping[str, NoteDocument], polarity: str):
+    """The stated order as a verdict evidence row: it cites the cue span; its context is the
+    passage from the first mention to the second."""
+    from medeventgraph.core.verdict import EvidenceOut, SourceOut, TimeOut
+
+    text = _text(documents, item.reference, item.attachment) or ""
+    lo = min(item.earlier_span[0], item.later_span[0], item.cue_start)
+    hi = max(item.earlier_span[1], item.later_span[1], item.cue_end)
+    path = ("presentedForm" if item.reference.startswith("DiagnosticReport/") else "content")
+    json_path = f"{path}[{item.attachment}].data" if path == "presentedForm" else f"content[{item.attachment}].attachment.data"
+    return EvidenceOut(
+        occurrence=item.id,
+        events=[item.earlier_event, item.later_event],
+        kind="relation",
+        origin="note",
+        concept=f"{item.earlier_event} before {item.later_event} (stated: '{item.cue}')",
+        context=" ".join(text[lo:hi].split()),
+        time=TimeOut(start=None, type="occurrence", granularity="unknown"),
+        scope="valid",
+        source=SourceOut(reference=item.reference, json_path=json_path, attachment=item.attachment,
+                         start=item.cue_start, end=item.cue_end),
+        derived_from=[item.earlier, item.later],
+        polarity=polarity,
+    )

@@ -1,0 +1,132 @@
+"""Order stated in words between two mentions of one passage (resources/order_rules.json).
+
+"after starting X she developed Y", "X ... subsequently Y", "Y two days after X", "X followed
+by Y", "Y prior to X", "since starting X", "Y, which began before X": within one sentence or
+across two adjacent sentences. Narrative order alone (one sentence after another) is never
+an order: without a cue there is no relation. Pure functions over the note text, so the
+contract can re-check a stated order from the two spans and the cue span alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Literal
+
+__all__ = ["OrderRule", "StatedOrder", "find_order", "load_order_rules"]
+
+Position = Literal["before_second", "between", "before_first", "opens_next"]
+Order = Literal["first_earlier", "second_earlier"]
+# A sentence ends at . ! ? or ; followed by space, or at an MTSamples heading (",HISTORY:,").
+_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|,\s*[A-Z][A-Z /&]{2,}:")
+_WORD = re.compile(r"[A-Za-z0-9/]+")
+
+
+@dataclass(frozen=True, slots=True)
+class OrderRule:
+    id: str
+    position: Position
+    order: Order
+    cue: re.Pattern[str]
+
+
+@dataclass(frozen=True, slots=True)
+class OrderRules:
+    max_between_words: int
+    fillers: str
+    rules: tuple[OrderRule, ...]
+
+    def by_id(self, rule_id: str) -> OrderRule | None:
+        return next((r for r in self.rules if r.id == rule_id), None)
+
+
+@dataclass(frozen=True, slots=True)
+class StatedOrder:
+    """`earlier` happened before `later`, as the words at [cue_start, cue_end) say."""
+
+    earlier: tuple[int, int]
+    later: tuple[int, int]
+    cue_start: int
+    cue_end: int
+    cue: str
+    rule: str
+
+
+@cache
+def load_order_rules() -> OrderRules:
+    raw = json.loads(resources.files("medeventgraph.nlp").joinpath("resources", "order_rules.json")
+                     .read_text(encoding="utf-8"))
+    rules = []
+    for r in raw["rules"]:
+        if r["position"] not in Position.__args__ or r["order"] not in Order.__args__:  # type: ignore[attr-defined]
+            raise ValueError(f"order rule {r['id']}: unknown position or order")
+        rules.append(OrderRule(str(r["id"]), r["position"], r["order"], re.compile(r["cue"], re.IGNORECASE)))
+    return OrderRules(int(raw["max_between_words"]), str(raw["fillers"]), tuple(rules))
+
+
+def _ends(text: str) -> list[int]:
+    return [m.start() for m in _SENTENCE_END.finditer(text)]
+
+
+def find_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOrder | None:
+    """The order the text states between the mentions at spans `a` and `b`, or None."""
+    if a == b or not (a[1] <= b[0] or b[1] <= a[0]):
+        return None
+    first, second = (a, b) if a[0] < b[0] else (b, a)
+    rules = load_order_rules()
+    between = text[first[1]:second[0]]
+    breaks = _ends(between)
+    if len(breaks) > 1 or len(_WORD.findall(between)) > rules.max_between_words + 4:
+        return None
+    for rule in rules.rules:
+        hit = _match(rule, rules, text, first, second, between, breaks)
+        if hit is not None:
+            start, end = hit
+            earlier, later = (first, second) if rule.order == "first_earlier" else (second, first)
+            return StatedOrder(earlier, later, start, end, text[start:end], rule.id)
+    return None
+
+
+def _match(rule: OrderRule, rules: OrderRules, text: str, first, second, between: str,
+           breaks: list[int]) -> tuple[int, int] | None:
+    base = first[1]
+    if rule.position == "before_second":
+        if breaks:
+            return None
+        m = re.search(rf"(?<![\w-])(?P<cue>{rule.cue.pattern})\s+{rules.fillers}$", between, re.IGNORECASE)
+        return (base + m.start("cue"), base + m.end("cue")) if m else None
+    if rule.position == "between":
+        if breaks or len(_WORD.findall(between)) > rules.max_between_words:
+            return None
+        m = re.search(rf"(?<![\w-])(?:{rule.cue.pattern})(?![\w-])", between, re.IGNORECASE)
+        return (base + m.start(), base + m.end()) if m else None
+    if rule.position == "before_first":
+        if breaks or len(_WORD.findall(between)) > rules.max_between_words:
+            return None
+        sentence_start = max([e + 1 for e in _ends(text[: first[0]])], default=0)
+        lead = text[sentence_start:first[0]]
+        m = re.search(rf"(?:^|[\s,(])(?P<cue>{rule.cue.pattern})\s+{rules.fillers}$", lead, re.IGNORECASE)
+        return (sentence_start + m.start("cue"), sentence_start + m.end("cue")) if m else None
+    # opens_next: the first mention's sentence ends between them and the next one opens with the cue
+    if len(breaks) != 1:
+        return None
+    rest = between[breaks[0] + 1:]
+    m = re.match(rf"[\s,]*(?P<cue>{rule.cue.pattern})(?![\w-])", rest, re.IGNORECASE)
+    if m is None:
+        return None
+    offset = base + breaks[0] + 1
+    return (offset + m.start("cue"), offset + m.end("cue"))
+
+
+def check_order(text: str, order: StatedOrder) -> bool:
+    """Re-read a stated order from the text: the cue is where it says, in the rule data, and
+    the rule still reads the same order from the two spans."""
+    rule = load_order_rules().by_id(order.rule)
+    if rule is None or not (0 <= order.cue_start < order.cue_end <= len(text)):
+        return False
+    if text[order.cue_start:order.cue_end] != order.cue or not rule.cue.fullmatch(order.cue):
+        return False
+    return find_order(text, order.earlier, order.later) == order

@@ -1,0 +1,125 @@
+"""Order stated in words, end to end on a real MTSamples report (tests/data/mtsamples, CC0):
+the cue establishes "before", its reverse refutes, and every cited span slices back to the words."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+from medeventgraph.api import load
+from medeventgraph.core.index import build_index
+from medeventgraph.core.query import VerificationQuery
+from medeventgraph.core.verify import verify_query
+from medeventgraph.nlp.relations import find_order
+from medeventgraph.settings import Settings
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "mtsamples"
+
+
+@pytest.fixture(scope="module")
+def seizure_index(note_pipeline):
+    settings = Settings(notes=True)
+    record = load(DATA / "mts-1430.json", settings=settings).for_patient("mts-1430")
+    return build_index(record, settings, notes=note_pipeline), settings
+
+
+def _note_text() -> str:
+    bundle = json.loads((DATA / "mts-1430.json").read_text())
+    doc = next(e["resource"] for e in bundle["entry"] if e["resource"]["resourceType"] == "DocumentReference")
+    return base64.b64decode(doc["content"][0]["attachment"]["data"]).decode()
+
+
+def _query(rel: str) -> VerificationQuery:
+    return VerificationQuery.model_validate({
+        "id": "q", "scope": "encounter",
+        "events": [{"id": "drug", "text": "tramadol", "kind": "medication"},
+                   {"id": "fit", "text": "seizure", "kind": "condition"}],
+        "relations": [{"from": "fit", "to": "drug", "type": rel}]})
+
+
+def test_stated_order_supports_and_cites_the_cue(seizure_index):
+    index, settings = seizure_index
+    v = verify_query(index, _query("after"), settings)
+    assert v.verdict.value == "supported", v.relations[0].explanation
+    assert "stated order: 'subsequently'" in v.relations[0].explanation and v.relations[0].stated
+    text = _note_text()
+    (row,) = [e for e in v.evidence if e.kind == "relation"]
+    assert row.polarity == "supports" and text[row.source.start:row.source.end] == "subsequently"
+    for e in v.evidence:
+        if e.origin == "note" and e.kind != "relation":
+            assert text[e.source.start:e.source.end].lower() in {"tramadol", "seizure"}
+
+
+def test_stated_reverse_order_refutes(seizure_index):
+    index, settings = seizure_index
+    v = verify_query(index, _query("before"), settings)
+    assert v.verdict.value == "refuted" and v.failure.value == "opposite_order"
+    (row,) = [e for e in v.evidence if e.kind == "relation"]
+    assert row.polarity == "counters" and _note_text()[row.source.start:row.source.end] == "subsequently"
+    assert any(c.endswith(f"#s{row.source.start}-{row.source.end}") for c in v.citations)
+
+
+def _with_text(text: str) -> dict:
+    bundle = json.loads((DATA / "mts-1430.json").read_text())
+    for e in bundle["entry"]:
+        if e["resource"]["resourceType"] == "DocumentReference":
+            e["resource"]["content"][0]["attachment"]["data"] = base64.b64encode(text.encode()).decode()
+    return bundle
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Plan: may start heparin if no bleeding, and subsequently monitor for bleeding.",
+        "No heparin was given.  Subsequently, she had bleeding from the line site.",
+    ],
+)
+def test_negated_or_hypothetical_mentions_never_ground_a_stated_order(note_pipeline, text):
+    settings = Settings(notes=True)
+    record = load(_with_text(text), settings=settings).for_patient("mts-1430")
+    index = build_index(record, settings, notes=note_pipeline)
+    q = VerificationQuery.model_validate({
+        "id": "q", "scope": "encounter",
+        "events": [{"id": "a", "text": "heparin", "kind": "medication"},
+                   {"id": "b", "text": "bleeding", "kind": "condition"}],
+        "relations": [{"from": "a", "to": "b", "type": "before"}]})
+    v = verify_query(index, q, settings)
+    assert v.verdict.value != "supported"
+    assert not any(e.kind == "relation" and e.polarity == "supports" for e in v.evidence)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "earlier", "later", "cue"),
+    [
+        ("After starting vancomycin she developed a rash.", "vancomycin", "rash", "After"),
+        ("She was given Paxil and Tramadol and subsequently developed an unfortunate side effect of grand mal"
+         " seizure.", "Tramadol", "seizure", "subsequently"),
+        ("Cr bumped to 2.3 two days after vanc was begun.", "vanc", "Cr", "two days after"),
+        ("placement of a vena caval filter followed by mechanical and pharmacologic thrombolysis.",
+         "vena caval filter", "thrombolysis", "followed by"),
+        ("She had a rash prior to starting Bactrim.", "rash", "Bactrim", "prior to"),
+        ("Since starting lisinopril, she has had a cough.", "lisinopril", "cough", "Since"),
+        ("Diarrhea, which began before the clindamycin, persisted.", "Diarrhea", "clindamycin", "which began before"),
+        ("She was started on vancomycin.  Subsequently, she developed acute kidney injury.", "vancomycin",
+         "acute kidney injury", "Subsequently"),
+    ],
+)
+def test_each_cue_reads_its_order(sentence, earlier, later, cue):
+    a, b = sentence.index(earlier), sentence.index(later)
+    found = find_order(sentence, (a, a + len(earlier)), (b, b + len(later)))
+    assert found is not None and sentence[found.cue_start:found.cue_end] == cue
+    assert sentence[slice(*found.earlier)] == earlier and sentence[slice(*found.later)] == later
+
+
+@pytest.mark.parametrize(
+    ("sentence", "x", "y"),
+    [
+        ("She was started on vancomycin.  She developed acute kidney injury.", "vancomycin", "acute kidney injury"),
+        ("Vancomycin was given after surgery and AKI developed.", "Vancomycin", "AKI"),
+    ],
+)
+def test_narrative_order_is_not_time_order(sentence, x, y):
+    a, b = sentence.index(x), sentence.index(y)
+    assert find_order(sentence, (a, a + len(x)), (b, b + len(y))) is None
