@@ -94,8 +94,8 @@ def test_negated_or_hypothetical_mentions_never_ground_a_stated_order(note_pipel
     ("sentence", "earlier", "later", "cue"),
     [
         ("After starting vancomycin she developed a rash.", "vancomycin", "rash", "After"),
-        ("She was given Paxil and Tramadol and subsequently developed an unfortunate side effect of grand mal"
-         " seizure.", "Tramadol", "seizure", "subsequently"),
+        ("She was given Paxil and Tramadol and subsequently developed an unfortunate side effect of seizure.",
+         "Tramadol", "seizure", "subsequently"),
         ("Cr bumped to 2.3 two days after vanc was begun.", "vanc", "Cr", "two days after"),
         ("placement of a vena caval filter followed by mechanical and pharmacologic thrombolysis.",
          "vena caval filter", "thrombolysis", "followed by"),
