@@ -36,9 +36,11 @@ demo: venv
 test: venv $(DENSE_STAMP) fhir-test-server
 	$(BIN)/python -m pytest
 
-# Evaluation protocols and baselines (benchmarks/README.md): results/eval.json, results/EVAL.md
+# Evaluation protocols and baselines (benchmarks/README.md): results/eval.json, results/EVAL.md.
+# Never writes inside the package; freezing a new operating point is the explicit
+# `python -m medeventgraph.evaluation --freeze` (writes core/resources/thresholds.json).
 eval: venv
-	$(BIN)/python -m medeventgraph.evaluation --out results --freeze
+	$(BIN)/python -m medeventgraph.evaluation --out results
 
 # Performance benchmarks: results/bench.json, results/BENCH.md
 bench: venv

@@ -41,7 +41,14 @@ from medeventgraph.core.verify import admit
 from medeventgraph.occurrence import Occurrence, Origin
 from medeventgraph.settings import Settings
 
-__all__ = ["controller_discovery"]
+__all__ = ["ABLATIONS", "controller_discovery"]
+
+# Parts of the search that can be switched off to measure what each adds (benchmarks/evaluation):
+#   ppr         no diffusion: expansion and path ranking without personalised PageRank
+#   retrieval   no channel retrieval: only graph expansion nominates
+#   topb        no TopB cut: every ranked path is admitted, in rank order
+#   exhaustive  no record-wide deciding pass: the search's own selection is all the bundle gets
+ABLATIONS = frozenset({"ppr", "retrieval", "topb", "exhaustive"})
 
 _REASON_RANK = {"code": 0, "text": 1, "synonym": 2, "class": 3, "note": 4, "kind": 5}
 _HIDDEN_PER_UNIT = 60
@@ -53,7 +60,14 @@ def controller_discovery(
     settings: Settings,
     *,
     memory: Mapping[Any, Mapping[str, object]] | None = None,
+    ablate: frozenset[str] = frozenset(),
+    budget: int | None = None,
 ) -> Discovery:
+    """`budget`: at most this many candidates in all, deciding items first (the evaluation's
+    like-for-like cap); None keeps the record-wide deciding pass unbudgeted."""
+    unknown = set(ablate) - ABLATIONS
+    if unknown:
+        raise ValueError(f"unknown ablation {sorted(unknown)}; known: {sorted(ABLATIONS)}")
     occ: dict[str, Occurrence] = dict(index.occurrences)
     mention_ids = []
     for o in query_mentions(index, query):  # the query's own words found in notes
@@ -81,7 +95,7 @@ def controller_discovery(
     frozen_bases = {k: tuple(sorted(v)) for k, v in bases.items()}
 
     anchor_ids = sorted({o for ids in anchors.values() for o in ids})
-    ppr = personalized_pagerank(index.graph, anchor_ids) if anchor_ids else {}
+    ppr = personalized_pagerank(index.graph, anchor_ids) if anchor_ids and "ppr" not in ablate else {}
     resources = index.record.resources
     ctx = RankContext(
         query=query,
@@ -120,8 +134,9 @@ def controller_discovery(
     for depth in depths:
         expanded = _expand(index, frontier, settings.k_neighbours, ppr)
         texts = query_texts(query, index.lexicon, policy)
-        hits = retrieve(index.store, texts, query, policy, [occ[a] for a in anchor_ids], index.episodes,
-                        keep=frozen_bind, memo=searches)
+        hits = [] if "retrieval" in ablate else retrieve(
+            index.store, texts, query, policy, [occ[a] for a in anchor_ids], index.episodes,
+            keep=frozen_bind, memo=searches)
         u = mark_countered(u, sorted(texts))
         for h in hits:
             relevance[h.occurrence] = max(relevance.get(h.occurrence, 0.0), h.score)
@@ -140,7 +155,7 @@ def controller_discovery(
         per_event = 16 if len(query.events) <= 2 else (10 if len(query.events) == 3 else 6)
         paths = enumerate_paths({e: sorted(v) for e, v in pool.items()}, ctx, relevance, per_event)
         ranked = rank_paths(paths, ctx, relevance)
-        chosen = top_b(ranked, settings.top_b)
+        chosen = list(ranked) if "topb" in ablate else top_b(ranked, settings.top_b)
         for rank, x in enumerate(chosen):
             for _, oid in x.path.nodes:
                 best.setdefault(oid, (depth, rank, x.r))
@@ -177,9 +192,15 @@ def controller_discovery(
     if unbindable:  # show what was found for the other events, best anchors first
         shown = list(dict.fromkeys(o for e in query.events for o in anchors.get(e.id, [])))
         candidates = [Candidate(occ[o], frozen_bases[o], o in historical) for o in shown[: settings.final_contexts]]
-    candidates, reserved = _with_decisive(index, query, settings, candidates, groundings)
+    reserved = 0
+    if "exhaustive" not in ablate:
+        candidates, reserved = _with_decisive(index, query, settings, candidates, groundings, budget)
+    elif budget is not None:
+        candidates = candidates[:budget]
     meta: dict[str, Any] = {
         "discovery": "controller",
+        "ablated": sorted(ablate),
+        "budget": budget,
         "reserved": reserved,
         "unbindable": unbindable,
         "depths": trace,
@@ -207,6 +228,7 @@ def _with_decisive(
     settings: Settings,
     candidates: list[Candidate],
     groundings: dict[str, Grounding],
+    budget: int | None = None,
 ) -> tuple[list[Candidate], int]:
     """Add the items that decide the query over *every* grounded occurrence.
 
@@ -215,7 +237,7 @@ def _with_decisive(
     has to reach the bundle, and "every time-resolved pair is in the opposite order" can only
     be judged over all of them. So the simple path's deciding chain and counter-evidence
     are always added (a search signal, like the others; the assessor still sees only the
-    bundle).
+    bundle). Under a `budget` the deciding items come first and the search's own fill the rest.
     """
     full = simple_discovery(index, query, settings, groundings)
     bundle = admit(index, query, full.candidates)
@@ -223,7 +245,11 @@ def _with_decisive(
     decisive = set(assessment.supporting) | set(assessment.countering)
     present = {c.occurrence.id for c in candidates}
     extra = [c for c in full.candidates if c.occurrence.id in decisive and c.occurrence.id not in present]
-    return candidates + extra, len(extra)
+    if budget is None:
+        return candidates + extra, len(extra)
+    first = [c for c in candidates if c.occurrence.id in decisive] + extra
+    rest = [c for c in candidates if c.occurrence.id not in decisive]
+    return (first + rest)[:budget], len(extra)
 
 
 def _bind_hidden(index, query, occ, bindmap, bases, anchors) -> None:

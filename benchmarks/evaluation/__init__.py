@@ -21,9 +21,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--data", type=Path, default=default_data_dir(), help="shared data root (holds synthea/, clinosim/)")
     p.add_argument("--replicates", type=int, default=None, help="bootstrap/permutation replicates (10000 full, 200 smoke)")
     p.add_argument("--smoke", action="store_true", help="few patients and queries, few replicates")
-    p.add_argument("--freeze", action="store_true", help="write the dev-selected tau+/tau- into core/resources/thresholds.json")
+    p.add_argument("--freeze", action="store_true",
+                   help="also write the dev-selected tau+/tau- into core/resources/thresholds.json (an explicit "
+                        "step, never part of `make eval`)")
     p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--methods", default="B1,B2,B3,B4,B5,B6,B7,hipporag2,lightrag,kg2rag")
+    p.add_argument("--methods", default="B1,B2,B3,B4,B5,B6,B7,hipporag2,lightrag,kg2rag,"
+                                        "B6-ppr-off,B6-retrieval-off,B6-topb-off,B6-exhaustive-off,exhaustive")
     p.add_argument("--quiet", action="store_true")
     return p
 

@@ -8,18 +8,14 @@ are derived from them in `variants.py`, never written back.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
 from pathlib import Path
 
 from medeventgraph.api import load
-from medeventgraph.core.grounding import kind_allows
-from medeventgraph.core.lexicon import normalize_text
+from medeventgraph.evaluation.gold import display_term, gold_matches, instance_of
 from medeventgraph.fhir_adapters.record import PatientRecord
-from medeventgraph.occurrence import Action, Granularity, Kind, Occurrence, Origin, TimeType
+from medeventgraph.occurrence import Granularity, Kind, Occurrence, Origin, TimeType
 
 __all__ = [
     "DATASETS",
@@ -36,8 +32,6 @@ __all__ = [
 # dataset name -> folder under the shared data root
 DATASETS = {"synthea": "synthea", "clinosim": "clinosim/fhir_r4"}
 
-# SNOMED CT displays end in a semantic tag ("Sepsis (disorder)") that is not part of the name.
-_SEMANTIC_TAG = re.compile(r"\s*\([a-z /]+\)\s*$")
 # Order is only claimed between times recorded to the minute or better.
 _PRECISE = frozenset({Granularity.SECOND, Granularity.MINUTE})
 
@@ -68,40 +62,10 @@ class Corpus:
         return [p for p in self.patients.values() if p.dataset == dataset]
 
 
-def display_term(occ: Occurrence) -> str:
-    """The query text rules use for an occurrence: its display, tag stripped, normalised."""
-    return normalize_text(_SEMANTIC_TAG.sub("", occ.concept.text or ""))
-
-
 def precise(occ: Occurrence) -> bool:
     # an encounter-bounded time is the whole stay, however precise its ends
     return (occ.time.resolved and occ.time.granularity in _PRECISE and occ.time.start is not None
             and occ.time.type is not TimeType.ENCOUNTER_BOUNDED)
-
-
-def instance_of(kind: str, occ: Occurrence) -> bool:
-    """A query kind's instances: its admitted kinds, less procedure orders (a ServiceRequest
-    grounds only `action: ordered`, which no protocol here asks)."""
-    return kind_allows(kind, occ.kind) and not (occ.kind is Kind.PROCEDURE and occ.action is Action.ORDERED)
-
-
-def gold_matches(term: str, kind: str, occurrences: Iterable[Occurrence]) -> list[Occurrence]:
-    """Every structured occurrence a query event (text `term`, `kind`) names, by the rule in
-    benchmarks/README.md: kind admitted by the query kind and the term as a whole-word phrase
-    of a display. Labels are computed over this set, so a label never depends on a method."""
-    pattern = re.compile(rf"(?<!\w){re.escape(term)}(?!\w)")
-    out = []
-    for o in occurrences:
-        if o.origin is not Origin.STRUCTURED or not instance_of(kind, o):
-            continue
-        if any(pattern.search(_norm(d)) for d in o.concept.displays()):
-            out.append(o)
-    return out
-
-
-@lru_cache(maxsize=65536)
-def _norm(text: str) -> str:
-    return normalize_text(text)
 
 
 def load_corpus(root: Path, *, max_patients: int | None = None) -> Corpus:

@@ -60,7 +60,7 @@ def score_all(cases: list[Case], gold: dict[str, Gold], rows: list[Row], labels,
             for metric in ("ba", "f1", "fsr", "sup_recall"):
                 s[metric + "_ci"] = M.bootstrap_ci(y, p, clusters, metric, replicates, seed)
             res["methods"][m] = s
-        others = [m for m in methods if m not in (REFERENCE, "B7")]
+        others = [m for m in methods if m not in (REFERENCE, "B7") and not METHODS[m].ablation]
         if REFERENCE in preds:
             for m in others:
                 for metric in ("ba", "f1"):
@@ -76,6 +76,7 @@ def score_all(cases: list[Case], gold: dict[str, Gold], rows: list[Row], labels,
         proto, m, metric = key.split("|")
         out["protocols"][proto]["methods"][m][f"p_holm_{metric}_vs_B6"] = p
     out["holm_family_size"] = len([p for p in family.values() if not math.isnan(p)])
+    out["ablations"] = _ablations(cases, gold, labels, splits, latest, methods)
     out["t6_strata"] = _strata(cases, gold, labels, splits, methods)
     out["t4"] = _context(cases, gold, rows, splits)
     out["t7"] = _memory(cases, gold, labels, splits, rows)
@@ -84,6 +85,30 @@ def score_all(cases: list[Case], gold: dict[str, Gold], rows: list[Row], labels,
     out["bundle_size"] = {m: round(mean(r.out.extra.get("bundle", len(r.out.retrieved)) for r in rows
                                         if r.method == m), 1) for m in methods}
     return out
+
+
+ABLATED_ON = ("T3", "T5", "T6", "T9", "T10")
+
+
+def _ablations(cases, gold, labels, splits, latest, methods):
+    """B6 beside each ablation and the unbudgeted exhaustive reference, on the protocols where
+    search should matter: BA, FSR and how many test verdicts equal B6's (four-way labels)."""
+    rows = [m for m in methods if METHODS[m].ablation]
+    if REFERENCE not in methods or not rows:
+        return {}
+    res: dict = {}
+    for proto in ABLATED_ON:
+        pcs = _protocol_cases(cases, splits, latest, proto)
+        if not pcs:
+            continue
+        y = M.binary([gold[c.id].binary for c in pcs])
+        per = {}
+        for m in [REFERENCE, *rows]:
+            s = M.scores(y, M.binary([labels[(c.id, m)] for c in pcs]))
+            per[m] = {"ba": s["ba"], "fsr": s["fsr"], "sup_recall": s["sup_recall"],
+                      "same_as_B6": sum(labels[(c.id, m)] == labels[(c.id, REFERENCE)] for c in pcs)}
+        res[proto] = {"n": len(pcs), "methods": per}
+    return res
 
 
 def _strata(cases, gold, labels, splits, methods):

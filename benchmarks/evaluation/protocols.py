@@ -1,7 +1,8 @@
 """Model-free protocol rules (benchmarks/README.md): recorded order (T3), masked evidence
 (T5), distractors (T6), compositional chains (T9) and hidden intermediates (T10).
 
-Every label comes from the record's structured times through `gold_matches`; no method's
+Every label comes from the record's structured times through `gold.gold_matches` (the gold
+rules' own matcher, nothing from `medeventgraph.core`); no method's
 output is consulted and no protocol is filtered by a system's answer.
 """
 
@@ -13,7 +14,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from medeventgraph.evaluation.cases import Case, Gold, Variant, case_id, render_query
-from medeventgraph.evaluation.data import PatientData, clinical, display_term, gold_matches, precise
+from medeventgraph.evaluation.data import PatientData, clinical, precise
+from medeventgraph.evaluation.gold import display_term, gold_matches, instance_of
 from medeventgraph.occurrence import Occurrence
 
 __all__ = ["STANDALONE", "Caps", "Concept", "generate"]
@@ -229,8 +231,6 @@ def hidden(p: PatientData, concepts: list[Concept], caps: Caps, rng: random.Rand
 
 
 def gold_matches_kind(kind: str, occurrences: list[Occurrence], unit: str) -> list[Occurrence]:
-    from medeventgraph.evaluation.data import instance_of
-
     return [o for o in occurrences if o.encounter == unit and instance_of(kind, o)]
 
 

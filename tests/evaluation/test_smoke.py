@@ -12,8 +12,12 @@ def test_smoke_run_writes_report(shared_data, tmp_path):
     assert res["meta"]["smoke"] and res["meta"]["n_queries"] > 0
     assert res["audit"]["all_pass"]["pass"]
     assert not res["thresholds"]["frozen"]  # a smoke run never writes thresholds.json
+    assert "20 candidates" in res["meta"]["budget"]
     for proto in ("T3", "T5"):
         assert "B6" in res["protocols"][proto]["methods"]
     md = (tmp_path / "EVAL.md").read_text()
-    assert "## T3" in md and "FSR" in md
+    assert "## T3" in md and "FSR" in md and "## What the search adds" in md
+    ab = res["ablations"]["T3"]["methods"]
+    assert {"B6", "B6-ppr-off", "B6-retrieval-off", "B6-topb-off", "B6-exhaustive-off", "exhaustive"} <= set(ab)
+    assert "B6 without" not in md.split("## T3")[1].split("\n## ")[0]  # ablations are not peers
     assert (tmp_path / "ba_by_protocol.png").exists()

@@ -43,6 +43,7 @@ class Method(ABC):
     name: str = ""
     title: str = ""
     uses_assessor: bool = False  # verdicts mapped by tau+/tau- (re-labelled when tuning)
+    ablation: bool = False  # a part of B6 switched off, or its unbudgeted reference: not a peer
 
     @abstractmethod
     def run(self, index: PatientIndex, query: VerificationQuery, settings: Settings) -> Output: ...
