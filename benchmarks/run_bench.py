@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 from common import REPO, default_data_dir, patient_bundles
 
-SECTIONS = ("ingest", "notes", "query", "hook", "growth")
+SECTIONS = ("ingest", "notes", "query", "hook", "growth", "html", "soak")
 
 
 def _git_commit() -> str:
@@ -50,6 +50,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--bundle", default=None, help="bundle file name for query/hook/growth (default: largest)")
     p.add_argument("--only", nargs="*", choices=SECTIONS, default=list(SECTIONS), help="sections to run")
     p.add_argument("--no-report", action="store_true", help="write bench.json only")
+    p.add_argument("--soak-seconds", type=float, default=None,
+                   help="soak duration (default 120; 6 with --quick; 300 for the long run)")
+    p.add_argument("--soak-clients", type=int, default=None, help="soak clients (default 20; 4 with --quick)")
     return p.parse_args(argv)
 
 
@@ -94,15 +97,43 @@ def main(argv: list[str] | None = None) -> int:
 
         print("growth")
         result["growth"] = bench_growth(target, factors, max(1, min(repeats, 3)))
+    if "html" in args.only:
+        from bench_html import bench_html
+
+        print("html")
+        result["html"] = bench_html(repeats)
+    if "soak" in args.only:
+        from bench_soak import bench_soak
+
+        print("soak")
+        soak_bundle = target if args.quick or args.bundle else by_size[len(by_size) // 2]
+        result["soak"] = bench_soak(soak_bundle, args.soak_seconds or (6.0 if args.quick else 120.0),
+                                    args.soak_clients or (4 if args.quick else 20))
     result["elapsed_seconds"] = round(time.perf_counter() - t_start, 1)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "bench.json").write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2) + b"\n")
+    for section, name in (("html", "html_bench.json"), ("soak", "soak.json")):
+        if section in result:
+            (args.out / name).write_bytes(orjson.dumps(result[section], option=orjson.OPT_INDENT_2) + b"\n")
     if not args.no_report:
         from report import write_report
 
         write_report(result, args.out)
+        _append_robustness(result, args.out / "BENCH.md")
     print(f"wrote {args.out / 'bench.json'} ({result['elapsed_seconds']} s)")
     return 0
+
+
+def _append_robustness(result: dict[str, Any], report: Path) -> None:
+    """The HTML-stripping and soak sections of BENCH.md, generated from this run's figures."""
+    from bench_html import markdown as html_md
+    from bench_soak import markdown as soak_md
+
+    parts = [html_md(result["html"])] if "html" in result else []
+    parts += [soak_md(result["soak"])] if "soak" in result else []
+    if parts:
+        with report.open("a") as f:
+            f.write("\n" + "\n".join(parts))
 
 
 def _query_section(target: Path, repeats: int) -> dict[str, Any]:

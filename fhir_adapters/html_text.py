@@ -10,17 +10,21 @@ CHUNK characters, so the whole run is O(n).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from html import unescape
 from html.parser import HTMLParser
 
 __all__ = ["VisibleText"]
 
 _BREAKS = frozenset({"br", "p", "div", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "table", "ul", "ol"})
+_REF_END = re.compile(r"[\s;]")
 _HIDDEN = frozenset({"script", "style", "head"})
 
 
 class VisibleText(HTMLParser):
-    CHUNK = 16_384
-    MAX_PENDING = 65_536
+    CHUNK = 4_096
+    MAX_PENDING = 8_192
     _END_TAG_TAIL = 64  # enough for a `</script >` split across feeds
 
     def __init__(self) -> None:
@@ -32,6 +36,36 @@ class VisibleText(HTMLParser):
         self._skip_until = ""  # the end of a dropped construct, while it is still being read
         self._skip_tail = ""
 
+    @classmethod
+    def of(cls, markup: str) -> str:
+        """The visible text of `markup`, fed in pieces."""
+        parser = cls()
+        for piece in cls.pieces(markup):
+            parser.feed(piece)
+        parser.close()
+        return parser.text()
+
+    @classmethod
+    def pieces(cls, markup: str) -> Iterator[str]:
+        """Pieces of at most CHUNK characters, cut just before a `<` or after whitespace where there
+        is one (so a piece rarely ends inside a tag) and never inside a character reference."""
+        start, n = 0, len(markup)
+        while start < n:
+            end = min(n, start + cls.CHUNK)
+            if end < n:
+                half = start + cls.CHUNK // 2
+                cut = markup.rfind("<", half, end)
+                if cut < 0:
+                    cut = max(markup.rfind(" ", half, end), markup.rfind("\n", half, end)) + 1
+                if cut > start:
+                    end = cut
+                # never inside a character reference (`&amp;` is at most 33 characters long)
+                amp = markup.rfind("&", max(start + 1, end - 34), end)
+                if amp > 0 and not _REF_END.search(markup, amp, end):
+                    end = amp
+            yield markup[start:end]
+            start = end
+
     def feed(self, data: str) -> None:
         if self._skip_until:
             data = self._skip(data)
@@ -41,7 +75,12 @@ class VisibleText(HTMLParser):
         pending = len(self.rawdata)
         self.max_pending = max(self.max_pending, pending)
         if pending > self.MAX_PENDING:
-            if self.cdata_elem:  # script/style text: invisible; keep where its end tag may begin
+            if not self.rawdata.startswith("<") and not self.cdata_elem:
+                # text held back in case a character reference continues in the next piece
+                # (pieces are cut before `<` or whitespace, so only a long unbroken run gets here)
+                self.handle_data(unescape(self.rawdata))
+                self.rawdata = ""
+            elif self.cdata_elem:  # script/style text: invisible; keep where its end tag may begin
                 self.dropped += pending - self._END_TAG_TAIL
                 self.rawdata = self.rawdata[-self._END_TAG_TAIL:]
             else:  # an unterminated tag, comment or declaration: the rest of it is dropped too
@@ -62,6 +101,14 @@ class VisibleText(HTMLParser):
             return ""
         self._skip_until, self._skip_tail = "", ""
         return text[found + len(end):]
+
+    def close(self) -> None:
+        # Unterminated markup at the end is dropped (a browser swallows it too); handing it to
+        # HTMLParser.close() would rescan to the end once for every `<` it holds: quadratic.
+        if self.rawdata.startswith("<") and not self.cdata_elem:
+            self.dropped += len(self.rawdata)
+            self.rawdata = ""
+        super().close()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _HIDDEN:

@@ -25,11 +25,7 @@ _MANY_NL = re.compile(r"\n{3,}")
 def html_to_text(markup: str) -> str:
     """Visible text of an HTML fragment, block ends kept as line breaks. Linear in its length
     (see `VisibleText`)."""
-    parser = VisibleText()
-    for start in range(0, len(markup), VisibleText.CHUNK):
-        parser.feed(markup[start:start + VisibleText.CHUNK])
-    parser.close()
-    text = _WS.sub(" ", parser.text())
+    text = _WS.sub(" ", VisibleText.of(markup))
     text = "\n".join(line.strip() for line in text.split("\n"))
     return _MANY_NL.sub("\n\n", text).strip()
 

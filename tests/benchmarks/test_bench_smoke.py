@@ -24,7 +24,7 @@ def test_quick_bench_writes_json_and_report(shared_data: Path, tmp_path: Path) -
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads((tmp_path / "bench.json").read_text())
     assert result["quick"] is True and result["repeats"] == 1
-    for section in ("ingest", "notes", "query", "hook", "growth"):
+    for section in ("ingest", "notes", "query", "hook", "growth", "html", "soak"):
         assert section in result, section
     row = result["ingest"][0]
     for stage in ("parse", "ingest", "build", "ingest_and_build"):
@@ -45,3 +45,9 @@ def test_quick_bench_writes_json_and_report(shared_data: Path, tmp_path: Path) -
     report = (tmp_path / "BENCH.md").read_text()
     assert "## Targets" in report and "bench_growth.png" in report
     assert (tmp_path / "bench_growth.png").stat().st_size > 0
+    assert {"80000", "1000000"} <= set(result["html"]["shapes"]["paragraphs"]["ratio_to_20k"])
+    soak = result["soak"]
+    assert soak["calls"] > 0 and set(soak["ratio_last_to_first"]) == {"latency_median", "latency_p95",
+                                                                       "calls_per_s", "rss_median"}
+    assert "memory_per_request_kb" in soak and (tmp_path / "soak.json").is_file()
+    assert "## Soak" in report and "## HTML stripping" in report

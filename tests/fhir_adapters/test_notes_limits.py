@@ -63,16 +63,27 @@ def test_stripper_holds_back_a_bounded_amount(name):
     unit = _ADVERSARIAL[name]
     markup = unit * (400_000 // len(unit))
     parser = VisibleText()
-    for start in range(0, len(markup), VisibleText.CHUNK):
-        parser.feed(markup[start:start + VisibleText.CHUNK])
+    pieces = list(VisibleText.pieces(markup))
+    assert "".join(pieces) == markup and max(map(len, pieces)) <= VisibleText.CHUNK
+    for piece in pieces:
+        parser.feed(piece)
         assert len(parser.rawdata) <= VisibleText.MAX_PENDING
     parser.close()
     assert parser.max_pending <= VisibleText.MAX_PENDING + VisibleText.CHUNK
+
+
+def test_no_text_is_lost_between_pieces():
+    import html
+
+    for unit in ("AKI &amp; sepsis &lt; 24 h &#233; ", "x&amp;" * 3 + "y", "&amp;" * 7):
+        markup = unit * (100_000 // len(unit))
+        assert html_to_text(markup) == " ".join(html.unescape(markup).split())
 
 
 def test_unterminated_markup_is_dropped_not_kept_waiting():
     markup = "<p>before</p><!-- never closed " + "x" * 200_000 + "<p>gone</p>"
     assert html_to_text(markup) == "before"
     parser = VisibleText()
-    parser.feed(markup)
+    for piece in VisibleText.pieces(markup):
+        parser.feed(piece)
     assert parser.dropped > 0 and parser.rawdata == ""

@@ -1,0 +1,206 @@
+"""Soak: the service under sustained load, for memory per request and latency drift.
+
+`medeventgraph serve` runs as its own process on a loopback port (JWT checks off: a bench, not a
+deployment), so its resident memory (VmRSS) is the server's alone. N client threads, each with
+one keep-alive connection, call patient-view and verify on one Synthea record in turn; every
+FRESH_EVERY-th call of a client sends the record as a patient the service has not seen (a new
+content hash), so the index cache keeps turning over as in a clinic, not only serving one entry.
+
+Reported as ratios of the last window to the first (window = a minute, or a quarter of a short
+run): latency median and p95, throughput, server RSS; and memory per request, the RSS change
+between the windows divided by the calls answered in between. Nothing here asserts a time.
+
+    .venv/bin/python benchmarks/bench_soak.py [--seconds 120] [--clients 20] [--out results]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+from bench_hook import PATIENT_VIEW, VERIFY, _body, _fresh, prefetch_for
+from common import REPO, default_data_dir, patient_bundles, summary
+
+__all__ = ["bench_soak"]
+
+FRESH_EVERY = 50
+_SAMPLE_SECONDS = 0.5
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _start_server(port: int) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "MEG_JWT_REQUIRED": "false", "MEG_PUBLIC_BASE_URL": f"http://127.0.0.1:{port}"}
+    proc = subprocess.Popen([sys.executable, "-m", "medeventgraph.cli", "serve", "--port", str(port)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    give_up = time.monotonic() + 120
+    while time.monotonic() < give_up:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/cds-services", timeout=5).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError("the service did not start")
+
+
+def _window(calls: list[tuple[float, float, int]], rss: list[tuple[float, float]], lo: float, hi: float
+            ) -> dict[str, Any]:
+    lat = [d for t, d, s in calls if lo <= t < hi and s == 200]
+    mem = [m for t, m in rss if lo <= t < hi]
+    return {"from_s": round(lo, 1), "to_s": round(hi, 1), "calls": len(lat), "calls_per_s": round(len(lat) / (hi - lo), 2),
+            "latency_seconds": summary(lat, p95=True) if lat else None,
+            "rss_mb": summary(mem, digits=1) if mem else None}
+
+
+def bench_soak(path: Path, seconds: float, clients: int, log=print) -> dict[str, Any]:
+    raw = path.read_bytes()
+    patient, prefetch = prefetch_for(orjson.loads(raw))
+    query = {"id": "soak", "events": [{"id": "e0", "text": "vancomycin", "kind": "medication"},
+                                      {"id": "e1", "text": "acute kidney injury", "kind": "condition"}],
+             "relations": [{"from": "e0", "to": "e1", "type": "before", "within": "P7D"}]}
+    warm = {VERIFY: _body("medeventgraph-verify", patient, prefetch, query, 0),
+            PATIENT_VIEW: _body("patient-view", patient, prefetch, None, 0)}
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}/cds-services"
+    server = _start_server(port)
+    calls: list[tuple[float, float, int]] = []  # (seconds since start, latency, status)
+    rss: list[tuple[float, float]] = []
+    failures: dict[str, int] = {}
+    lock = threading.Lock()
+    try:
+        with httpx.Client(timeout=300) as http:  # warm-up: imports, note pipeline, the record's index
+            for service, body in warm.items():
+                http.post(f"{base}/{service}", content=body, headers={"Content-Type": "application/json"})
+        start = time.monotonic()
+        stop_at = start + seconds
+        rss_at_start = _rss_mb(server.pid)
+
+        def client(k: int) -> None:
+            with httpx.Client(timeout=300) as http:
+                n = 0
+                while time.monotonic() < stop_at:
+                    n += 1
+                    service = VERIFY if (n + k) % 2 else PATIENT_VIEW
+                    body = warm[service]
+                    if n % FRESH_EVERY == 0:
+                        hook = "medeventgraph-verify" if service == VERIFY else "patient-view"
+                        body = _body(hook, patient, _fresh(prefetch, k * 1_000_000 + n),
+                                     query if service == VERIFY else None, n)
+                    t0 = time.monotonic()
+                    try:
+                        status = http.post(f"{base}/{service}", content=body,
+                                           headers={"Content-Type": "application/json"}).status_code
+                    except httpx.HTTPError as exc:
+                        status = -1
+                        with lock:
+                            failures[type(exc).__name__] = failures.get(type(exc).__name__, 0) + 1
+                    t1 = time.monotonic()
+                    with lock:
+                        calls.append((t1 - start, t1 - t0, status))
+
+        threads = [threading.Thread(target=client, args=(k,), daemon=True) for k in range(clients)]
+        for t in threads:
+            t.start()
+        while any(t.is_alive() for t in threads):
+            rss.append((time.monotonic() - start, _rss_mb(server.pid)))
+            time.sleep(_SAMPLE_SECONDS)
+        for t in threads:
+            t.join()
+        elapsed = time.monotonic() - start
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    width = min(60.0, seconds / 4)
+    first, last = _window(calls, rss, 0.0, width), _window(calls, rss, seconds - width, seconds)
+    between = sum(1 for t, _, s in calls if width / 2 <= t < seconds - width / 2 and s == 200)
+    statuses: dict[str, int] = {}
+    for _, _, s in calls:
+        statuses[str(s)] = statuses.get(str(s), 0) + 1
+
+    def ratio(key: str, stat: str) -> float | None:
+        a, b = first[key], last[key]
+        return round(b[stat] / a[stat], 3) if a and b and a[stat] else None
+
+    out = {
+        "bundle": path.name, "clients": clients, "seconds": seconds, "elapsed_seconds": round(elapsed, 1),
+        "fresh_record_every": FRESH_EVERY, "window_seconds": width, "calls": len(calls), "statuses": statuses,
+        "transport_failures": failures, "rss_mb_at_start": round(rss_at_start, 1),
+        "first_window": first, "last_window": last,
+        "memory_per_request_kb": (round((last["rss_mb"]["median"] - first["rss_mb"]["median"]) * 1024 / between, 3)
+                                  if first["rss_mb"] and last["rss_mb"] and between else None),
+        "ratio_last_to_first": {"latency_median": ratio("latency_seconds", "median"),
+                                "latency_p95": ratio("latency_seconds", "p95"),
+                                "calls_per_s": round(last["calls_per_s"] / first["calls_per_s"], 3)
+                                if first["calls_per_s"] else None,
+                                "rss_median": ratio("rss_mb", "median")},
+    }
+    log(f"  soak {clients} clients x {seconds:g} s: {len(calls)} calls {statuses}, "
+        f"memory/request {out['memory_per_request_kb']} KB, last/first {out['ratio_last_to_first']}")
+    return out
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The BENCH.md section, generated from the measured result."""
+    r = result["ratio_last_to_first"]
+    first, last = result["first_window"], result["last_window"]
+
+    def ms(window: dict[str, Any], stat: str) -> str:
+        return f"{window['latency_seconds'][stat] * 1e3:.0f}" if window["latency_seconds"] else "-"
+
+    return "\n".join([
+        "## Soak (memory and latency under load)", "",
+        (f"{result['clients']} clients x {result['seconds']:g} s on `{result['bundle']}` (a fresh record every "
+         f"{result['fresh_record_every']}th call per client): {result['calls']} calls, statuses {result['statuses']}, "
+         f"transport failures {result['transport_failures'] or 'none'}."), "",
+        f"| window ({result['window_seconds']:g} s) | calls/s | latency p50 ms | p95 ms | server RSS MB |",
+        "|---|---:|---:|---:|---:|",
+        (f"| first | {first['calls_per_s']} | {ms(first, 'median')} | {ms(first, 'p95')} | "
+        f"{first['rss_mb']['median'] if first['rss_mb'] else '-'} |"),
+        (f"| last | {last['calls_per_s']} | {ms(last, 'median')} | {ms(last, 'p95')} | "
+        f"{last['rss_mb']['median'] if last['rss_mb'] else '-'} |"),
+        f"| last / first | {r['calls_per_s']} | {r['latency_median']} | {r['latency_p95']} | {r['rss_median']} |",
+        "", (f"Memory per request (RSS change between the windows / calls in between): "
+             f"{result['memory_per_request_kb']} KB."), ""])
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seconds", type=float, default=120.0, help="load duration (default 120; 300 for the long run)")
+    p.add_argument("--clients", type=int, default=20)
+    p.add_argument("--data", type=Path, default=default_data_dir())
+    p.add_argument("--bundle", default=None, help="bundle file name (default: the median-size Synthea bundle)")
+    p.add_argument("--out", type=Path, default=REPO / "results")
+    args = p.parse_args(argv)
+    bundles = sorted(patient_bundles(args.data), key=lambda b: b.stat().st_size)
+    target = next(b for b in bundles if b.name == args.bundle) if args.bundle else bundles[len(bundles) // 2]
+    result = bench_soak(target, args.seconds, args.clients)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "soak.json").write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2) + b"\n")
+    print(markdown(result))
+    print(f"wrote {args.out / 'soak.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
