@@ -18,6 +18,7 @@ from .deps import ServiceState
 from .engine import Engine
 from .errors import install_error_handlers
 from .feedback_log import FeedbackLog
+from .log_safety import ErrorIdMiddleware, configure_service_logging
 from .replay import ReplayCache
 from .trust import load_trust_store
 from .watchlist import load_watchlist
@@ -59,6 +60,8 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.meg = state
     # Inside CORS (so a browser can read the 413), outside everything that reads a body.
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes)
+    # Outside the routes and the body limit, inside CORS: any exception becomes a logged error id.
+    app.add_middleware(ErrorIdMiddleware)
     # Browsers (e.g. the CDS Hooks sandbox) call cross-origin; preflights never need a JWT.
     app.add_middleware(
         CORSMiddleware,
@@ -77,6 +80,6 @@ def create_app(settings: Settings) -> FastAPI:
 def run(host: str, port: int, settings: Settings) -> None:
     import uvicorn
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_service_logging()  # httpx/httpcore at WARNING: their INFO lines carry FHIR URLs
     # access_log off: request lines can carry patient ids in query strings
     uvicorn.run(create_app(settings), host=host, port=port, access_log=False, log_level="info")

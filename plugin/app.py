@@ -6,7 +6,6 @@ pipeline), so a chart opened in the SMART page reuses the index its hooks alread
 
 from __future__ import annotations
 
-import logging
 import socket
 import threading
 import time
@@ -32,8 +31,9 @@ def create_app(settings: Settings) -> FastAPI:
 
 def run(host: str, port: int, settings: Settings) -> None:
     import uvicorn
+    from medeventgraph.cds_hooks.log_safety import configure_service_logging
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_service_logging()  # httpx/httpcore at WARNING: their INFO lines carry FHIR URLs
     # access_log off: request lines carry patient ids, launch ids and authorization codes
     uvicorn.run(create_app(settings), host=host, port=port, access_log=False, log_level="info")
 
