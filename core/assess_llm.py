@@ -5,6 +5,10 @@ Isolation: the request is built from the frozen EvidenceBundle alone (`bundle_pa
 query (events, relations, scope) and the admitted items (context, times with granularity,
 assertion, scope unit and status, value, source reference). No search metadata, score, rank,
 memory or controller state exists in a bundle, and the patient id and query id are left out.
+Scope units are sent as opaque per-bundle labels (`unit-1`, `unit-2`, … in order of first
+appearance), never as `Patient/<id>` or encounter ids: the assessor needs only which items share
+a unit. As a last guard, the patient id is replaced by `[patient]` wherever it appears as a whole
+token in any string of the payload (item ids included; judgments are mapped back the same way).
 
 Axes. S_tim, S_num and the chain come from `assess.structure` (deterministic, as before).
 From the reply's judgments (item id, relation id, polarity, certainty, basis):
@@ -26,8 +30,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -48,7 +54,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 __all__ = ["Judgment", "LLMAssessor", "Reply", "bundle_payload", "prompt_text", "score_judgments"]
 
 SEED = 1234
-PAYLOAD_VERSION = "1"  # bump when bundle_payload's rendering changes (it is part of the cache key)
+PAYLOAD_VERSION = "2"  # bump when bundle_payload's rendering changes (it is part of the cache key)
 _MEMORY_CACHE_SIZE = 1024
 _memory: OrderedDict[str, Reply] = OrderedDict()
 _WEIGHT = {"certain": 1.0, "uncertain": 0.5}
@@ -94,7 +100,37 @@ def _time(t: EventTime | None) -> dict[str, Any] | None:
     }
 
 
-def _item(i: EvidenceItem) -> dict[str, Any]:
+_PATIENT_LABEL = "[patient]"
+
+
+def _redactor(patient: str) -> Callable[[str], str]:
+    """Replaces `patient` where it stands as a whole token (not inside a longer id, number or
+    date), so a short id such as `123` never mangles `2024-01-23` or `1.234`."""
+    if not patient:
+        return lambda text: text
+    token = re.compile(rf"(?<![A-Za-z0-9\-.]){re.escape(patient)}(?![A-Za-z0-9\-])")
+    return lambda text: token.sub(_PATIENT_LABEL, text) if patient in text else text
+
+
+def _redact(obj: Any, redact: Callable[[str], str]) -> Any:
+    if isinstance(obj, str):
+        return redact(obj)
+    if isinstance(obj, dict):
+        return {k: _redact(v, redact) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_redact(v, redact) for v in obj]
+    return obj
+
+
+def _unit_labels(bundle: EvidenceBundle) -> dict[str, str]:
+    labels: dict[str, str] = {}
+    for i in bundle.items:
+        if i.unit and i.unit not in labels:
+            labels[i.unit] = f"unit-{len(labels) + 1}"
+    return labels
+
+
+def _item(i: EvidenceItem, unit_label: str | None) -> dict[str, Any]:
     a, src = i.assertion, i.source
     value = None
     if i.value is not None:
@@ -110,7 +146,7 @@ def _item(i: EvidenceItem) -> dict[str, Any]:
         "time": _time(i.time),
         "documented": _time(i.documented),
         "open_end": i.open_end,
-        "unit": i.unit,
+        "unit": unit_label,
         "scope": i.scope,
         "assertion": {
             "negated": a.negated,
@@ -134,9 +170,10 @@ def _item(i: EvidenceItem) -> dict[str, Any]:
 
 
 def bundle_payload(bundle: EvidenceBundle) -> dict[str, Any]:
-    """The only data sent to the endpoint: a rendering of the frozen bundle."""
+    """The only data sent to the endpoint: a rendering of the frozen bundle, without the patient id."""
     q = bundle.query
-    return {
+    units = _unit_labels(bundle)
+    return _redact({
         "query": {
             "events": [
                 {"id": e.id, "text": e.text, "kind": e.kind, "hidden": e.hidden,
@@ -149,8 +186,8 @@ def bundle_payload(bundle: EvidenceBundle) -> dict[str, Any]:
             ],
             "scope": q.scope.value,
         },
-        "items": [_item(i) for i in bundle.items],
-    }
+        "items": [_item(i, units.get(i.unit) if i.unit else None) for i in bundle.items],
+    }, _redactor(bundle.patient))
 
 
 def score_judgments(
@@ -159,7 +196,8 @@ def score_judgments(
     """Eq. 6-7 with the judgment axes from `reply` (invalid citations discarded)."""
     th = thresholds or load_thresholds()
     st = structure(bundle)
-    items = {i.occurrence: i for i in bundle.items}
+    redact = _redactor(bundle.patient)
+    items = {redact(i.occurrence): i for i in bundle.items}  # the ids as they were sent
     relations = {_relation_id(k): r for k, r in enumerate(bundle.query.relations)}
     support: dict[str, float] = {}
     supporting: set[str] = set()
