@@ -50,7 +50,7 @@ def test_serve_log_has_no_patient_ids_request_values_or_tracebacks(keys, fhir_se
     not_a_dir = tmp_path / "file"
     not_a_dir.write_text("")
     env = {**os.environ, "MEG_TRUSTED_ISSUERS_FILE": str(keys.trust_file), "MEG_PUBLIC_BASE_URL": base,
-           "MEG_FHIR_TIMEOUT_SECONDS": "120", "MEG_NOTES": "false",
+           "MEG_FHIR_TIMEOUT_SECONDS": "120", "MEG_REQUEST_DEADLINE_SECONDS": "600", "MEG_NOTES": "false",
            # a feedback log that cannot be created: the feedback call fails inside the service
            "MEG_FEEDBACK_LOG": str(not_a_dir / "feedback.jsonl")}
     log_path = tmp_path / "serve.log"
