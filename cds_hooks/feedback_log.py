@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 
-from .models import FeedbackItem
+from .feedback_models import FeedbackItem
 
 __all__ = ["FeedbackLog"]
 
@@ -27,19 +27,17 @@ class FeedbackLog:
         now = datetime.now(UTC).isoformat(timespec="seconds")
         lines = []
         for item in items:
-            reason = item.overrideReason or {}
-            coding = reason.get("reason") if isinstance(reason.get("reason"), dict) else {}
+            # Only validated ids, enum values, codes and instants (feedback_models.py); the
+            # reason's display and the userComment a clinician typed may be PHI: never stored.
+            coding = item.overrideReason.reason if item.overrideReason else None
             row = {
                 "received": now,
                 "service": service,
                 "card": item.card,
                 "outcome": item.outcome,
                 "outcomeTimestamp": item.outcomeTimestamp,
-                # userComment is free text a clinician typed: possibly PHI, so never stored
-                "overrideReason": {k: coding.get(k) for k in ("system", "code") if isinstance(coding.get(k), str)}
-                or None,
-                "acceptedSuggestions": [s.get("id") for s in item.acceptedSuggestions or []
-                                        if isinstance(s, dict) and isinstance(s.get("id"), str)],
+                "overrideReason": {"system": coding.system, "code": coding.code} if coding else None,
+                "acceptedSuggestions": [s.id for s in item.acceptedSuggestions or []],
             }
             lines.append(orjson.dumps(row) + b"\n")
         with self._lock:

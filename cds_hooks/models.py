@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .feedback_models import FeedbackItem, FeedbackRequest  # re-exported: the feedback bodies
+
 __all__ = [
     "Card",
     "CdsResponse",
@@ -150,16 +152,3 @@ class ServiceDefinition(BaseModel):
 
 class Discovery(BaseModel):
     services: list[ServiceDefinition]
-
-
-class FeedbackItem(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    card: str = Field(min_length=1, max_length=128)
-    outcome: Literal["accepted", "overridden"]
-    acceptedSuggestions: list[dict[str, Any]] | None = None
-    overrideReason: dict[str, Any] | None = None
-    outcomeTimestamp: str = Field(max_length=64)
-
-
-class FeedbackRequest(BaseModel):
-    feedback: list[FeedbackItem] = Field(min_length=1, max_length=500)
