@@ -26,7 +26,7 @@ venv: $(STAMP)
 # installs it so its tests run; `make demo` does not need it.
 DENSE_STAMP := $(VENV)/.dense-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 $(DENSE_STAMP): $(STAMP)
-	$(BIN)/pip install -q -e ".[test,eval,dense]"
+	$(BIN)/pip install -q -e ".[test,eval,dense,ray]"
 	rm -f $(VENV)/.dense-*
 	touch $(DENSE_STAMP)
 

@@ -1,4 +1,4 @@
-"""`medeventgraph` command line: verify, timeline, schema, serve, eval.
+"""`medeventgraph` command line: verify, timeline, schema, serve, eval, screen.
 
 Input problems are printed as FHIR OperationOutcome JSON on stderr with exit status 2;
 in a batch, a bad query becomes an error line and the batch goes on.
@@ -57,6 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--config", type=Path)
 
     sub.add_parser("eval", help="run the evaluation protocols (see benchmarks/README.md)", add_help=False)
+
+    from medeventgraph.screen.cli import add_parser as add_screen
+
+    add_screen(sub)
     return p
 
 
@@ -92,6 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             run(args.host, args.port, settings)
             return 0
+        if args.command == "screen":
+            from medeventgraph.screen.cli import screen_command
+
+            return screen_command(args, settings)
         from medeventgraph.cli_commands import timeline, verify_batch, verify_one
 
         if args.command == "timeline":

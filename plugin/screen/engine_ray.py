@@ -1,0 +1,84 @@
+"""Ray engine: Ray Data reads the Parquet spool, groups rows by patient (its shuffle), and runs
+the same per-patient function in `workers` actors, each building the note pipeline once.
+
+The driver receives each patient's result as a row and journals it; Ray retries the tasks
+of a worker that dies. `ray.init(address=...)` joins the cluster named by RAY_ADDRESS, else
+starts a local one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
+from medeventgraph.settings import Settings
+
+from .patient import PatientResult, PatientRow
+from .watch import WatchItem
+
+__all__ = ["ensure_ray", "run_ray"]
+
+_ROWS_PER_PARTITION = 50_000
+
+
+def ensure_ray(workers: int) -> None:
+    import ray
+
+    if ray.is_initialized():
+        return
+    address = os.environ.get("RAY_ADDRESS")
+    if address:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    else:
+        ray.init(num_cpus=max(workers, os.cpu_count() or 1), include_dashboard=False, log_to_driver=False)
+
+
+def _keep(batch: pa.Table, todo: pa.Array) -> pa.Table:
+    return batch.filter(pc.is_in(batch["patient"], value_set=todo))
+
+
+class _ScreenGroup:
+    """A Ray Data callable class: constructed once per actor, called once per patient group."""
+
+    def __init__(self, items: list[WatchItem], settings: Settings, shared: dict[str, bytes]):
+        from medeventgraph.api import make_note_pipeline
+
+        from .patient import Screener
+
+        self.screener = Screener(items, settings, make_note_pipeline(settings), shared)
+
+    def __call__(self, group: pa.Table) -> dict[str, list[Any]]:
+        cols = group.to_pydict()
+        patient = cols["patient"][0]
+        rows = [PatientRow(k, u, loc, j) for k, u, loc, j in
+                zip(cols["key"], cols["full_url"], cols["loc"], cols["json"], strict=True)]
+        result = self.screener.screen(patient, rows)
+        payload = orjson.dumps({"lines": result.lines, "issues": result.issues})
+        return {"patient": [patient], "payload": [payload]}
+
+
+def run_ray(spool: Path, rows: int, todo: list[str], items: list[WatchItem], settings: Settings,
+            shared: dict[str, bytes], workers: int, emit: Callable[[PatientResult], None]) -> None:
+    import ray.data
+
+    ensure_ray(workers)
+    ray.data.DataContext.get_current().enable_progress_bars = False  # the CLI shows its own
+    if not todo:
+        return
+    files = sorted(str(p) for p in spool.glob("part-*.parquet"))
+    ds = ray.data.read_parquet(files).select_columns(["patient", "key", "full_url", "loc", "json"])
+    ds = ds.map_batches(_keep, batch_format="pyarrow", fn_kwargs={"todo": pa.array(todo, pa.string())})
+    # Half a logical CPU per actor: the read and shuffle tasks still find a CPU beside the
+    # actors on a small cluster (with whole CPUs, 2 actors on 2 CPUs starve them and hang).
+    partitions = max(4 * workers, rows // _ROWS_PER_PARTITION)
+    out = ds.groupby("patient", num_partitions=partitions).map_groups(
+        _ScreenGroup, batch_format="pyarrow", compute=ray.data.ActorPoolStrategy(size=workers), num_cpus=0.5,
+        fn_constructor_kwargs={"items": items, "settings": settings, "shared": shared})
+    for row in out.iter_rows():
+        data = orjson.loads(row["payload"])
+        emit(PatientResult(row["patient"], tuple(data["lines"]), tuple(data["issues"])))

@@ -1,0 +1,215 @@
+"""One streaming pass over a Bulk Data export (or a folder of Bundles) into a Parquet spool.
+
+Each resource becomes one row: patient (null for shared resources), key ("Type/id"), Bundle
+full URL, location (file and line, for issues), latest date (for --since) and its JSON bytes.
+Only one line (or one Bundle file) is in memory at a time; rows go to Parquet in small
+batches. Grouping by patient is then a query over the spool (DuckDB locally, Ray Data on a
+cluster). A malformed line or resource becomes an Issue naming file, line and rule, and the
+pass goes on.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
+from medeventgraph.fhir_adapters.reader import items_from_json
+from medeventgraph.outcome import InputError, Issue
+
+from .resource_keys import latest_date, owner_of, resource_key
+
+__all__ = ["SCHEMA", "SpoolStats", "build_spool", "input_files", "spool_is_current"]
+
+SCHEMA = pa.schema([("patient", pa.string()), ("key", pa.string()), ("full_url", pa.string()),
+                    ("loc", pa.string()), ("stamp", pa.string()), ("json", pa.binary())])
+_SUFFIXES = (".ndjson", ".ndjson.gz", ".json", ".json.gz")
+# Shared resources (no patient) that the mappers read through references; the rest (Practitioner,
+# Organization, Location...) never changes a verdict and is not spooled.
+SHARED_TYPES = frozenset({"Medication"})
+_MAX_LINE = 64 * 1024 * 1024
+_MAX_FILE = 1024 * 1024 * 1024
+_BATCH_ROWS = 2_000
+_FILE_ROWS = 50_000
+
+
+@dataclass
+class SpoolStats:
+    files: int = 0
+    rows: int = 0
+    shared: int = 0
+    issues: list[Issue] = field(default_factory=list)
+
+
+def input_files(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root]
+    if not root.is_dir():
+        raise InputError(Issue("fatal", "not-found", f"{root}: no such file or folder"))
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.name.lower().endswith(_SUFFIXES)
+                  and not p.name.startswith("_"))
+
+
+def _fingerprint(files: list[Path]) -> list[list[Any]]:
+    return [[str(p), p.stat().st_size, p.stat().st_mtime_ns] for p in files]
+
+
+def spool_is_current(spool: Path, files: list[Path]) -> bool:
+    try:
+        done = orjson.loads((spool / "manifest.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return False
+    return done.get("inputs") == _fingerprint(files)
+
+
+class _Writer:
+    """Rows -> Parquet files of at most _FILE_ROWS rows, flushed every _BATCH_ROWS."""
+
+    def __init__(self, folder: Path):
+        self.folder, self.part, self.in_file = folder, 0, 0
+        self.rows: dict[str, list[Any]] = {name: [] for name in SCHEMA.names}
+        self.writer: pq.ParquetWriter | None = None
+
+    def add(self, patient: str | None, key: str, full_url: str | None, loc: str, stamp: str | None,
+            data: bytes) -> None:
+        for name, value in zip(SCHEMA.names, (patient, key, full_url, loc, stamp, data), strict=True):
+            self.rows[name].append(value)
+        if len(self.rows["key"]) >= _BATCH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        n = len(self.rows["key"])
+        if not n:
+            return
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.folder / f"part-{self.part:05d}.parquet", SCHEMA)
+        self.writer.write_table(pa.table(self.rows, schema=SCHEMA))
+        self.rows = {name: [] for name in SCHEMA.names}
+        self.in_file += n
+        if self.in_file >= _FILE_ROWS:
+            self.close()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer, self.part, self.in_file = None, self.part + 1, 0
+
+
+def _open(path: Path) -> IO[bytes]:
+    with path.open("rb") as probe:
+        magic = probe.read(2)
+    return gzip.open(path, "rb") if magic == b"\x1f\x8b" else path.open("rb")
+
+
+def _lines(path: Path, name: str, issues: list[Issue]) -> Iterator[tuple[int, bytes]]:
+    with _open(path) as f:
+        n = 0
+        while True:
+            try:
+                line = f.readline(_MAX_LINE + 1)
+            except (OSError, EOFError) as exc:
+                issues.append(Issue("error", "structure", f"{name} line {n + 1}: unreadable ({type(exc).__name__}); "
+                                                          "rest of file skipped"))
+                return
+            if not line:
+                return
+            n += 1
+            if len(line) > _MAX_LINE:
+                issues.append(Issue("error", "too-long", f"{name} line {n}: longer than {_MAX_LINE} bytes; skipped"))
+                while line and not line.endswith(b"\n"):
+                    line = f.readline(_MAX_LINE)
+                continue
+            if line.strip():
+                yield n, line
+
+
+def _add_resources(value: Any, loc: str, out: _Writer, stats: SpoolStats) -> None:
+    """A resource or a Bundle (its entries, ownership resolved inside the Bundle)."""
+    items, item_issues = items_from_json(value, loc)
+    stats.issues.extend(item_issues)
+    patients_by_url = {}
+    patient_ids = set()
+    for item in items:
+        res = item.resource
+        if isinstance(res, dict) and res.get("resourceType") == "Patient" and isinstance(res.get("id"), str):
+            patient_ids.add(res["id"])
+            if item.full_url:
+                patients_by_url[item.full_url] = res["id"]
+    sole = next(iter(patient_ids)) if len(patient_ids) == 1 else None
+    for item in items:
+        res = item.resource
+        where = item.location or loc
+        if not isinstance(res, dict):
+            stats.issues.append(Issue("error", "structure", f"{where}: resource is not a JSON object; skipped"))
+            continue
+        key = resource_key(res, item.full_url)
+        if key is None:
+            stats.issues.append(Issue("error", "required", f"{where}: no resourceType or no id; skipped"))
+            continue
+        owner = owner_of(res, patients_by_url)
+        if owner.problem is not None:
+            stats.issues.append(Issue("error", "not-found", f"{where}: {key.split('/')[0]}: {owner.problem}; skipped"))
+            continue
+        patient = owner.patient if owner.patient is not None else sole
+        if patient is None and key.split("/", 1)[0] not in SHARED_TYPES:
+            continue
+        out.add(patient, key, item.full_url, where, latest_date(res), orjson.dumps(res))
+        stats.rows += 1
+        stats.shared += patient is None
+
+
+def _spool_file(path: Path, name: str, out: _Writer, stats: SpoolStats) -> None:
+    lower = name.lower()
+    if lower.endswith((".json", ".json.gz")) and path.stat().st_size <= _MAX_FILE:
+        with _open(path) as f:
+            data = f.read(_MAX_FILE + 1)
+        try:
+            value = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            value = None  # some exports name NDJSON files .json: read it line by line below
+        if isinstance(value, dict) and "resourceType" not in value:
+            return  # a Bulk Data manifest or other metadata, not a resource
+        if value is not None:
+            _add_resources(value, name, out, stats)
+            return
+    for n, line in _lines(path, name, stats.issues):
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            stats.issues.append(Issue("error", "structure", f"{name} line {n}: malformed JSON; line skipped"))
+            continue
+        _add_resources(value, f"{name} line {n}", out, stats)
+
+
+def build_spool(root: Path, spool: Path) -> SpoolStats:
+    """(Re)build the spool for `root`; the manifest is written last, so a crash means rebuild."""
+    files = input_files(root)
+    if spool.exists():
+        shutil.rmtree(spool)
+    spool.mkdir(parents=True)
+    stats = SpoolStats(files=len(files))
+    out = _Writer(spool)
+    base = root if root.is_dir() else root.parent
+    for path in files:
+        name = str(path.relative_to(base))
+        try:
+            _spool_file(path, name, out, stats)
+        except (OSError, EOFError) as exc:
+            stats.issues.append(Issue("error", "structure", f"{name}: unreadable ({type(exc).__name__}); skipped"))
+        out.flush()
+    out.close()
+    if not any(spool.glob("part-*.parquet")):
+        pq.write_table(pa.table({n: [] for n in SCHEMA.names}, schema=SCHEMA), spool / "part-00000.parquet")
+    issues = b"".join(orjson.dumps(i.to_fhir()) + b"\n" for i in stats.issues)
+    (spool / "issues.ndjson").write_bytes(issues)
+    tmp = spool / "manifest.json.tmp"
+    tmp.write_bytes(orjson.dumps({"inputs": _fingerprint(files), "rows": stats.rows, "files": stats.files}))
+    os.replace(tmp, spool / "manifest.json")
+    return stats
