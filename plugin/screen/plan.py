@@ -53,7 +53,7 @@ def patient_groups(con: duckdb.DuckDBPyConnection, spool: Path, todo: list[str],
                    batch_rows: int = 2_000) -> Iterator[tuple[str, list[tuple[str, str | None, str, bytes]]]]:
     """(patient, rows) for each patient in `todo`, streamed from a DuckDB sort by patient."""
     con.register("todo_ids", pa.table({"patient": pa.array(todo, pa.string())}))
-    reader = con.execute(
+    reader = con.sql(
         f"SELECT s.patient, s.key, s.full_url, s.loc, s.json FROM {_source(spool)} s "
         "JOIN todo_ids t ON s.patient = t.patient ORDER BY s.patient, s.key, s.loc"
     ).to_arrow_reader(batch_rows)

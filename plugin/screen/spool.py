@@ -53,8 +53,8 @@ def input_files(root: Path) -> list[Path]:
         return [root]
     if not root.is_dir():
         raise InputError(Issue("fatal", "not-found", f"{root}: no such file or folder"))
-    return sorted(p for p in root.rglob("*") if p.is_file() and p.name.lower().endswith(_SUFFIXES)
-                  and not p.name.startswith("_"))
+    found = [Path(d) / name for d, _, names in os.walk(root, followlinks=True) for name in names]
+    return sorted(p for p in found if p.is_file() and p.name.lower().endswith(_SUFFIXES) and not p.name.startswith("_"))
 
 
 def _fingerprint(files: list[Path]) -> list[list[Any]]:

@@ -1,0 +1,65 @@
+"""Both engines on the bundled Synthea, clinosim and MIMIC subsets: the same verdicts, line
+for line; outputs (verdicts, summary, report) agree with each other."""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+from pathlib import Path
+
+import orjson
+from medeventgraph.screen import ScreenJob, run_screen
+from medeventgraph.settings import Settings
+
+from .conftest import WATCHLIST, sorted_lines
+
+
+def _lines(out: Path) -> list[dict]:
+    return [orjson.loads(ln) for ln in sorted_lines(out / "verdicts.ndjson")]
+
+
+def test_local_run_covers_every_patient_and_item(local_run: Path) -> None:
+    lines = _lines(local_run)
+    pairs = Counter((ln["patient"], ln["item"]) for ln in lines)
+    assert set(pairs.values()) == {1}, "each patient x item exactly once"
+    patients = {p for p, _ in pairs}
+    # 5 clinosim + 4 MIMIC + 2 Synthea patients, 5 watch-list items each
+    assert len(patients) == 11 and len(lines) == 55
+    assert {"ee4b7339-ca58-b6af-c199-04b6d5761c73", "pt-104b2b36f19f"} <= patients
+    aki = next(ln for ln in lines if ln["patient"] == "pt-104b2b36f19f" and ln["item"] == "nephrotoxic-aki")
+    assert aki["verdict"] == "supported" and aki["failure"] is None
+    assert aki["citations"] and aki["bundle_hash"].startswith("sha256:")
+    assert any(e["polarity"] == "supports" for e in aki["evidence"])
+    assert all(c.split("/")[0] != "Patient" or c.endswith("pt-104b2b36f19f") for c in aki["citations"])
+
+
+def test_summary_and_report_agree_with_verdicts(local_run: Path) -> None:
+    lines = _lines(local_run)
+    counts = Counter((ln["item"], ln["verdict"]) for ln in lines)
+    with (local_run / "summary.csv").open(encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            for label in ("supported", "conflicting", "refuted", "insufficient"):
+                assert int(row[label]) == counts[(row["item"], label)]
+    page = (local_run / "report.html").read_text(encoding="utf-8")
+    findings = [ln for ln in lines if ln["verdict"] in ("supported", "conflicting")]
+    assert findings and "<svg" in page and "http" not in page.split("<svg", 1)[0].replace(
+        "http://www.w3.org", "")  # no external assets
+    for n in range(1, len(findings) + 1):
+        assert f'href="#f{n}"' in page and f'id="f{n}"' in page
+    assert f'id="f{len(findings) + 1}"' not in page
+
+
+def test_ray_engine_gives_identical_verdicts(export_dir: Path, local_run: Path, ray_cluster: str,
+                                             tmp_path: Path) -> None:
+    out = tmp_path / "ray"
+    summary = run_screen(ScreenJob(export_dir, WATCHLIST, out, engine="ray", workers=2, progress=False), Settings())
+    assert summary.patients == 11
+    assert sorted_lines(out / "verdicts.ndjson") == sorted_lines(local_run / "verdicts.ndjson")
+    assert (out / "summary.csv").read_bytes() == (local_run / "summary.csv").read_bytes()
+
+
+def test_local_workers_give_identical_verdicts(export_dir: Path, local_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "two"
+    run_screen(ScreenJob(export_dir / "clinosim", WATCHLIST, out, workers=2, progress=False), Settings())
+    clinosim = [ln for ln in sorted_lines(local_run / "verdicts.ndjson") if b'"patient":"pt-' in ln]
+    assert sorted_lines(out / "verdicts.ndjson") == clinosim
