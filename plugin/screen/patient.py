@@ -20,6 +20,7 @@ from medeventgraph.fhir_adapters.reader import RawItem
 from medeventgraph.settings import Settings
 
 from .watch import WatchItem, item_verdict
+from .wording import finding_words
 
 __all__ = ["PatientResult", "PatientRow", "Screener"]
 
@@ -75,6 +76,7 @@ class Screener:
         verdicts = [verify_query(index, q, self.settings) for q in item.queries]
         label, at = item_verdict([v.verdict.value for v in verdicts])
         decided = verdicts[at]
+        words = finding_words(decided, item.queries[at]) if label in ("supported", "conflicting") else None
         return {
             "patient": patient, "item": item.id, "title": item.title, "verdict": label,
             "failure": decided.failure.value if decided.failure is not None and label != "supported" else None,
@@ -83,4 +85,5 @@ class Screener:
             "alternatives": [{"query": v.id, "verdict": v.verdict.value, "bundle_hash": v.bundle_hash}
                              for v in verdicts],
             "evidence": _evidence(decided),
+            "finding": words,
         }

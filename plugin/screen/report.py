@@ -84,7 +84,7 @@ def _finding(n: int, line: dict[str, Any]) -> str:
         f"<td>{html.escape(str(e.get('time') or ''))}</td><td><code>{html.escape(e['reference'])}</code></td>"
         f"<td>{html.escape(e.get('context', ''))}</td></tr>" for e in line.get("evidence", []))
     return (f'<section id="f{n}"><h3>{html.escape(line["verdict"])}: {html.escape(line.get("title", line["item"]))}'
-            f'</h3><p>patient <code>{html.escape(line["patient"])}</code> · bundle '
+            f'</h3><p>{html.escape((line.get("finding") or {}).get("detail", ""))}</p><p>patient <code>{html.escape(line["patient"])}</code> · bundle '
             f'<code>{html.escape(line["bundle_hash"][:16])}</code></p><table><tr><th>polarity</th><th>kind</th>'
             f'<th>time</th><th>source</th><th>evidence</th></tr>{rows}</table></section>')
 

@@ -1,25 +1,19 @@
-"""The plain-language sentence of a finding (DetectedIssue.detail, report).
+"""The plain-language finding of a screening line (DetectedIssue.detail, the report).
 
-The one place to swap in the project's shared wording module once it lands on main.
+The one place screening meets the project's wording (medeventgraph.wording), so cards,
+the SMART page and written-back findings say the same thing.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from medeventgraph.core.query import VerificationQuery
+from medeventgraph.core.verdict import Verdict
+from medeventgraph.wording import finding_text
 
-__all__ = ["finding_text"]
-
-_VERB = {
-    "supported": "The record documents",
-    "conflicting": "The record holds evidence both for and against",
-    "refuted": "The record documents the absence of",
-    "insufficient": "The record does not show",
-}
+__all__ = ["finding_words"]
 
 
-def finding_text(line: dict[str, Any]) -> str:
-    """One sentence from a verdict line: what was checked, the answer, and how many sources."""
-    n = len(line.get("citations") or ())
-    sources = f"{n} cited source{'s' if n != 1 else ''}"
-    title = str(line.get("title") or line.get("item") or "the watched relation")
-    return f"{_VERB.get(line['verdict'], 'Checked:')} {title[:1].lower() + title[1:]} ({sources})."
+def finding_words(verdict: Verdict, query: VerificationQuery) -> dict[str, str]:
+    """{"summary": under 140 characters, "detail": summary and the checked sentence}."""
+    finding = finding_text(verdict, query)
+    return {"summary": finding.summary, "detail": f"{finding.summary}. {finding.checked}"}

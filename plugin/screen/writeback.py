@@ -21,7 +21,6 @@ import httpx
 from medeventgraph import __version__
 
 from .report import read_lines
-from .wording import finding_text
 
 __all__ = ["FINDING_SYSTEM", "WriteBackStats", "finding_identifier", "transaction_for", "write_back"]
 
@@ -68,7 +67,7 @@ def _entries(line: dict[str, Any], now: str) -> list[dict[str, Any]]:
         "patient": {"reference": f"Patient/{line['patient']}"},
         "identifiedDateTime": now,
         "implicated": [{"reference": r} for r in resources],
-        "detail": finding_text(line),
+        "detail": (line.get("finding") or {}).get("detail") or f"{line['verdict']}: {line.get('title', line['item'])}",
     }
     if documents:
         issue["evidence"] = [{"detail": [{"reference": d} for d in documents]}]

@@ -12,16 +12,39 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data"
 WATCHLIST = REPO / "cds_hooks" / "resources" / "watchlist.json"
-SUBSETS = ("clinosim", "mimic-iv-demo", "synthea")
+# tests/data folders (see tests/data/ATTRIBUTION.md), linked side by side as one export
+SUBSETS = {"clinosim": "clinosim/fhir_r4", "mimic-iv-demo": "mimic-iv-demo", "synthea": "synthea"}
+# screened (the rest is spooled but not screened, which keeps the tests short)
+CLINOSIM = ("pt-104b2b36f19f", "pt-51e7620acf86", "pt-24b27844abbc", "pt-252d5aaceace", "pt-02f8d09fca0d")
+SYNTHEA = ("ee4b7339-ca58-b6af-c199-04b6d5761c73",)
 
 
 @pytest.fixture(scope="session")
 def export_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The three bundled subsets side by side: gzipped NDJSON, plain NDJSON and Bundles."""
+    """The bundled clinosim and MIMIC-IV NDJSON (gzip) and Synthea Bundles as one export."""
     root = tmp_path_factory.mktemp("export")
-    for name in SUBSETS:
-        (root / name).symlink_to(DATA / name, target_is_directory=True)
+    for name, folder in SUBSETS.items():
+        (root / name).symlink_to(DATA / folder, target_is_directory=True)
     return root
+
+
+@pytest.fixture(scope="session")
+def selected(export_dir: Path) -> frozenset[str]:
+    """The screened patients: five clinosim stays, every MIMIC-IV patient, one Synthea patient."""
+    import gzip
+
+    import orjson
+
+    with gzip.open(DATA / "mimic-iv-demo" / "Patient.ndjson.gz") as f:
+        mimic = [orjson.loads(line)["id"] for line in f if line.strip()]
+    return frozenset((*CLINOSIM, *mimic, *SYNTHEA))
+
+
+@pytest.fixture(scope="session")
+def patients_file(selected: frozenset[str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("sel") / "patients.txt"
+    path.write_text("".join(f"Patient/{p}\n" for p in sorted(selected)), encoding="utf-8")
+    return path
 
 
 @pytest.fixture(scope="session")
@@ -35,12 +58,13 @@ def ray_cluster() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def local_run(export_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from medeventgraph.screen import ScreenJob, run_screen
+def local_run(export_dir: Path, selected: frozenset[str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from medeventgraph.screen import ScreenJob, Selection, run_screen
     from medeventgraph.settings import Settings
 
     out = tmp_path_factory.mktemp("local")
-    run_screen(ScreenJob(export_dir, WATCHLIST, out, progress=False), Settings())
+    run_screen(ScreenJob(export_dir, WATCHLIST, out, selection=Selection(patients=selected), progress=False),
+               Settings())
     return out
 
 

@@ -8,24 +8,22 @@ from collections import Counter
 from pathlib import Path
 
 import orjson
-from medeventgraph.screen import ScreenJob, run_screen
+from medeventgraph.screen import ScreenJob, Selection, run_screen
 from medeventgraph.settings import Settings
 
-from .conftest import WATCHLIST, sorted_lines
+from .conftest import CLINOSIM, WATCHLIST, sorted_lines
 
 
 def _lines(out: Path) -> list[dict]:
     return [orjson.loads(ln) for ln in sorted_lines(out / "verdicts.ndjson")]
 
 
-def test_local_run_covers_every_patient_and_item(local_run: Path) -> None:
+def test_local_run_covers_every_selected_patient_and_item(local_run: Path, selected: frozenset[str]) -> None:
     lines = _lines(local_run)
     pairs = Counter((ln["patient"], ln["item"]) for ln in lines)
     assert set(pairs.values()) == {1}, "each patient x item exactly once"
     patients = {p for p, _ in pairs}
-    # 5 clinosim + 4 MIMIC + 2 Synthea patients, 5 watch-list items each
-    assert len(patients) == 11 and len(lines) == 55
-    assert {"ee4b7339-ca58-b6af-c199-04b6d5761c73", "pt-104b2b36f19f"} <= patients
+    assert patients == selected and len(lines) == 5 * len(selected)  # 5 watch-list items
     aki = next(ln for ln in lines if ln["patient"] == "pt-104b2b36f19f" and ln["item"] == "nephrotoxic-aki")
     assert aki["verdict"] == "supported" and aki["failure"] is None
     assert aki["citations"] and aki["bundle_hash"].startswith("sha256:")
@@ -49,17 +47,21 @@ def test_summary_and_report_agree_with_verdicts(local_run: Path) -> None:
     assert f'id="f{len(findings) + 1}"' not in page
 
 
-def test_ray_engine_gives_identical_verdicts(export_dir: Path, local_run: Path, ray_cluster: str,
-                                             tmp_path: Path) -> None:
+def test_ray_engine_gives_identical_verdicts(export_dir: Path, local_run: Path, selected: frozenset[str],
+                                             ray_cluster: str, tmp_path: Path) -> None:
     out = tmp_path / "ray"
-    summary = run_screen(ScreenJob(export_dir, WATCHLIST, out, engine="ray", workers=2, progress=False), Settings())
-    assert summary.patients == 11
+    job = ScreenJob(export_dir, WATCHLIST, out, engine="ray", workers=2, selection=Selection(patients=selected),
+                    progress=False)
+    summary = run_screen(job, Settings())
+    assert summary.patients == len(selected)
     assert sorted_lines(out / "verdicts.ndjson") == sorted_lines(local_run / "verdicts.ndjson")
     assert (out / "summary.csv").read_bytes() == (local_run / "summary.csv").read_bytes()
 
 
 def test_local_workers_give_identical_verdicts(export_dir: Path, local_run: Path, tmp_path: Path) -> None:
     out = tmp_path / "two"
-    run_screen(ScreenJob(export_dir / "clinosim", WATCHLIST, out, workers=2, progress=False), Settings())
+    job = ScreenJob(export_dir / "clinosim", WATCHLIST, out, workers=2, selection=Selection(patients=CLINOSIM),
+                    progress=False)
+    run_screen(job, Settings())
     clinosim = [ln for ln in sorted_lines(local_run / "verdicts.ndjson") if b'"patient":"pt-' in ln]
     assert sorted_lines(out / "verdicts.ndjson") == clinosim

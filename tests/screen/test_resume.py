@@ -16,9 +16,9 @@ from medeventgraph.screen.patient import PatientResult
 from .conftest import WATCHLIST, cli_env, sorted_lines
 
 
-def _command(export_dir: Path, out: Path) -> list[str]:
+def _command(export_dir: Path, out: Path, patients: Path) -> list[str]:
     return [sys.executable, "-m", "medeventgraph.cli", "screen", "--input", str(export_dir), "--watchlist",
-            str(WATCHLIST), "--out", str(out), "--no-progress"]
+            str(WATCHLIST), "--out", str(out), "--patients", str(patients), "--no-progress"]
 
 
 def _journaled(out: Path) -> int:
@@ -28,9 +28,11 @@ def _journaled(out: Path) -> int:
         return 0
 
 
-def test_killed_run_resumes_without_loss_or_duplicates(export_dir: Path, local_run: Path, tmp_path: Path) -> None:
+def test_killed_run_resumes_without_loss_or_duplicates(export_dir: Path, local_run: Path, patients_file: Path,
+                                                        selected: frozenset[str], tmp_path: Path) -> None:
     out = tmp_path / "out"
-    proc = subprocess.Popen(_command(export_dir, out), env=cli_env(), stdout=subprocess.DEVNULL,
+    command = _command(export_dir, out, patients_file)
+    proc = subprocess.Popen(command, env=cli_env(), stdout=subprocess.DEVNULL,
                             stderr=(tmp_path / "stderr").open("w"))
     try:
         deadline = time.monotonic() + 600  # a bound on a hang, not a timing assertion
@@ -41,10 +43,10 @@ def test_killed_run_resumes_without_loss_or_duplicates(export_dir: Path, local_r
     finally:
         proc.wait()
     first = _journaled(out)
-    assert 2 <= first < 11
-    rerun = subprocess.run(_command(export_dir, out), env=cli_env(), capture_output=True, text=True)
+    assert 2 <= first < len(selected)
+    rerun = subprocess.run(command, check=False, env=cli_env(), capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stderr[-2000:]
-    assert f"screened {11 - first} patients in this run" in rerun.stderr
+    assert f"screened {len(selected) - first} patients in this run" in rerun.stderr
     assert sorted_lines(out / "verdicts.ndjson") == sorted_lines(local_run / "verdicts.ndjson")
 
 

@@ -8,7 +8,12 @@ from pathlib import Path
 import httpx
 import orjson
 from medeventgraph.screen import ScreenJob, run_screen
-from medeventgraph.screen.writeback import BUNDLE_HASH_EXT, FINDING_SYSTEM, finding_identifier, transaction_for
+from medeventgraph.screen.writeback import (
+    BUNDLE_HASH_EXT,
+    FINDING_SYSTEM,
+    finding_identifier,
+    transaction_for,
+)
 from medeventgraph.settings import Settings
 
 from .conftest import REPO, WATCHLIST
@@ -37,7 +42,7 @@ def test_write_back_creates_once_and_reads_back(fhir_server: str, tmp_path: Path
         assert issue["patient"]["reference"] == f"Patient/{line['patient']}"
         assert issue["code"]["coding"][0]["code"] == line["item"]
         assert {r["reference"] for r in issue["implicated"]} == {c.split("#")[0] for c in line["citations"]}
-        assert issue["detail"].startswith("The record documents")
+        assert issue["detail"] == line["finding"]["detail"] and len(line["finding"]["summary"]) < 140
         provs = _search(fhir_server, f"Provenance?_tag={FINDING_SYSTEM}|{ident}")
         assert len(provs) == 1
         prov = provs[0]
