@@ -31,9 +31,12 @@ def _concept_text(req: dict[str, Any]) -> tuple[str, list[tuple[str, str]]]:
     cc = req.get("medicationCodeableConcept")
     if not isinstance(cc, dict):
         return "", []
-    codes = [(c.get("system", ""), c.get("code", "")) for c in cc.get("coding") or [] if isinstance(c, dict)]
-    texts = [cc.get("text") or ""] + [c.get("display") or "" for c in cc.get("coding") or [] if isinstance(c, dict)]
-    return " ".join(t for t in texts if isinstance(t, str)), codes
+    coding = cc.get("coding")
+    codings = [c for c in coding if isinstance(c, dict)] if isinstance(coding, list) else []
+    codes = [(c.get("system"), c.get("code")) for c in codings]
+    codes = [(system, code) for system, code in codes if isinstance(system, str) and isinstance(code, str)]
+    texts = [cc.get("text")] + [c.get("display") for c in codings]
+    return " ".join(t for t in texts if isinstance(t, str) and t), codes
 
 
 def _identify(text: str, codes: list[tuple[str, str]]) -> tuple[str, tuple[str, ...], bool]:
@@ -71,7 +74,8 @@ def draft_medications(draft_orders: dict[str, Any], selections: list[str] | None
     """Draft MedicationRequests (the selected ones, for order-select) as identified drugs."""
     chosen = set(selections or [])
     out = []
-    for entry in draft_orders.get("entry") or []:
+    entries = draft_orders.get("entry")
+    for entry in entries if isinstance(entries, list) else []:
         res = entry.get("resource") if isinstance(entry, dict) else None
         if not isinstance(res, dict) or res.get("resourceType") != "MedicationRequest":
             continue

@@ -11,6 +11,7 @@ import asyncio
 from typing import Any, TypeVar
 
 from fastapi import APIRouter
+from medeventgraph.fhir_adapters.json_shape import shape_problem
 from pydantic import BaseModel, ValidationError
 
 from .cards import verdict_card, wants_card
@@ -36,6 +37,13 @@ def _context(model: type[C], req: HookRequest) -> C:
         loc = ".".join(str(p) for p in first.get("loc", ()))
         raise HookError(400, f"context.{loc}: {first.get('msg')}", code="invalid",
                         expression=(f"context.{loc}",)) from None
+
+
+def _check_shape(value: Any, where: str, max_depth: int) -> None:
+    problem = shape_problem(value, max_depth)
+    if problem is not None:
+        at = f" at {problem.path}" if problem.path else ""
+        raise HookError(400, f"{where}: {problem.rule}{at}", code=problem.code, expression=(where,))
 
 
 def _patient_view(state: ServiceState, ctx: PatientViewContext, data: PatientData, deadline: Deadline) -> list[Card]:
@@ -108,6 +116,7 @@ async def call_service(service_id: str, req: HookRequest, state: StateDep, calle
         cards = await workers.run(_patient_view, deadline, state, pv, await data())
     elif service_id in (ORDER_SELECT, ORDER_SIGN):
         oc = _context(OrderContext, req)
+        _check_shape(oc.draftOrders, "context.draftOrders", state.settings.max_json_depth)
         if not draft_medications(oc.draftOrders, oc.selections if req.hook == "order-select" else None):
             return CdsResponse(cards=[])  # nothing this service checks: no need to read the record
         cards = await workers.run(_orders, deadline, state, oc, await data(), req.hook)

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
-from medeventgraph.cds_hooks.services import PATIENT_VIEW, VERIFY
+from medeventgraph.cds_hooks.services import ORDER_SELECT, ORDER_SIGN, PATIENT_VIEW, VERIFY
 
 from .conftest import Running, assert_outcome
 from .synthea import PREFETCH_TYPES
@@ -153,3 +153,25 @@ def test_depth_bound_is_a_setting(start_service):
     assert resp.status_code == 200, resp.text
     resp = deeper.post(VERIFY, _body(VERIFY, REFUSED["nested 300 levels"][0]))
     assert "nested deeper than 200 levels" in assert_outcome(resp, 400)["issue"][0]["diagnostics"]
+
+
+def _order(hook: str, medication: Any) -> dict[str, Any]:
+    draft = {"resourceType": "Bundle", "entry": [{"resource": {
+        "resourceType": "MedicationRequest", "id": "d1", "status": "draft", "intent": "order",
+        "subject": {"reference": f"Patient/{PID}"}, "medicationCodeableConcept": medication}}]}
+    return {"hook": hook, "hookInstance": "rob", "prefetch": _prefetch(),
+            "context": {"patientId": PID, "draftOrders": draft, "selections": ["MedicationRequest/d1"]}}
+
+
+@pytest.mark.parametrize("medication", [{"coding": 5}, {"coding": [{"system": [1], "code": {}}]},
+                                        {"text": 5, "coding": [{"code": 11124}]}, {"coding": "x", "text": ["y"]}])
+@pytest.mark.parametrize(("name", "hook"), [(ORDER_SELECT, "order-select"), (ORDER_SIGN, "order-sign")])
+def test_draft_orders_of_wrong_types_are_answered(service, name, hook, medication):
+    resp = service.post(name, _order(hook, medication))
+    assert resp.status_code == 200, resp.text
+
+
+def test_draft_orders_that_cannot_be_encoded_are_a_400(service):
+    resp = service.post(ORDER_SIGN, json.dumps(_order("order-sign", {"text": "zzq\ud800"})))
+    issue = assert_outcome(resp, 400)["issue"][0]
+    assert issue["code"] == "value" and issue["diagnostics"].startswith("context.draftOrders: string is not valid")

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from medeventgraph.cds_hooks.services import PATIENT_VIEW, VERIFY
+from medeventgraph.cds_hooks.services import ORDER_SELECT, ORDER_SIGN, PATIENT_VIEW, VERIFY
 
 from .conftest import Running
 from .synthea import PREFETCH_TYPES
@@ -108,16 +108,34 @@ QUERIES = st.one_of(
 )
 
 
+MEDICATIONS = st.one_of(st.just({"text": "vancomycin"}), JUNK,
+                        st.fixed_dictionaries({"text": STRINGS, "coding": JUNK}),
+                        st.fixed_dictionaries({"coding": st.lists(st.fixed_dictionaries(
+                            {"system": st.one_of(st.just("http://www.nlm.nih.gov/research/umls/rxnorm"), JUNK),
+                             "code": st.one_of(st.just("11124"), JUNK)}), max_size=2)}))
+DRAFTS = st.one_of(
+    st.lists(MEDICATIONS.map(lambda m: {"resource": {"resourceType": "MedicationRequest", "id": "d1", "status": "draft",
+                                                     "intent": "order", "subject": SUBJECT,
+                                                     "medicationCodeableConcept": m}}), max_size=2)
+    .map(lambda e: {"resourceType": "Bundle", "entry": e}),
+    JUNK,
+)
+HOOKS = {VERIFY: "medeventgraph-verify", PATIENT_VIEW: "patient-view", ORDER_SELECT: "order-select",
+         ORDER_SIGN: "order-sign"}
+
+
 @st.composite
 def requests(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
-    name = draw(st.sampled_from([VERIFY, PATIENT_VIEW]))
+    name = draw(st.sampled_from(list(HOOKS)))
     prefetch = {key: draw(PREFETCH_VALUES) for key in PREFETCH_TYPES}
     prefetch["patient"] = {"resourceType": "Patient", "id": PID}
     context: dict[str, Any] = {"patientId": draw(st.one_of(st.just(PID), STRINGS))}
     if name == VERIFY:
         context["query"] = draw(QUERIES)
-    hook = "patient-view" if name == PATIENT_VIEW else "medeventgraph-verify"
-    return name, {"hook": hook, "hookInstance": "fuzz", "context": context, "prefetch": prefetch}
+    if name in (ORDER_SELECT, ORDER_SIGN):
+        context["draftOrders"] = draw(DRAFTS)
+        context["selections"] = draw(st.one_of(st.none(), st.just(["MedicationRequest/d1"]), JUNK))
+    return name, {"hook": HOOKS[name], "hookInstance": "fuzz", "context": context, "prefetch": prefetch}
 
 
 @pytest.fixture(scope="module")
