@@ -44,6 +44,11 @@ class KeyServer:
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 requested.append(self.path)
+                if self.path == "/allowed/moved.json":
+                    self.send_response(302)
+                    self.send_header("Location", "/evil/jwks.json")
+                    self.end_headers()
+                    return
                 body = routes.get(self.path)
                 self.send_response(200 if body else 404)
                 self.send_header("Content-Type", "application/json")
@@ -69,14 +74,15 @@ def key_server() -> Iterator[KeyServer]:
 @pytest.fixture()
 def cloud_service(start_service, key_server: KeyServer, tmp_path: Path):
     trust = tmp_path / "trusted_issuers.json"
-    trust.write_text(json.dumps({CLOUD: {"jku_allowed": [key_server.base + "/allowed/jwks.json"]}}))
+    allowed = [key_server.base + "/allowed/jwks.json", key_server.base + "/allowed/moved.json"]
+    trust.write_text(json.dumps({CLOUD: {"jku_allowed": allowed}}))
     key_server.requested.clear()
     return start_service(trusted_issuers_file=trust)
 
 
-def _token(aud: str, key: ec.EllipticCurvePrivateKey, jku: str) -> str:
+def _token(aud: str, key: ec.EllipticCurvePrivateKey, jku: str, **over) -> str:
     now = int(time.time())
-    claims = {"iss": CLOUD, "aud": aud, "iat": now, "exp": now + 300, "jti": str(uuid.uuid4())}
+    claims = {"iss": CLOUD, "aud": aud, "iat": now, "exp": now + 300, "jti": str(uuid.uuid4()), **over}
     return jwt.encode(claims, key, algorithm="ES384", headers={"kid": "k1", "jku": jku})
 
 
@@ -103,6 +109,20 @@ def test_traversal_and_tricks_never_fetch_the_attacker_keys(cloud_service, key_s
     out = assert_outcome(cloud_service.post(VERIFY, minimal_body(), token=token), 401)
     assert "no trusted key" in out["issue"][0]["diagnostics"]
     assert not any("evil" in p for p in key_server.requested), key_server.requested
+
+
+def test_a_redirect_from_an_allowed_url_is_not_followed(cloud_service, key_server):
+    token = _token(cloud_service.url(VERIFY), key_server.evil, key_server.base + "/allowed/moved.json")
+    assert_outcome(cloud_service.post(VERIFY, minimal_body(), token=token), 401)
+    assert key_server.requested == ["/allowed/moved.json"]
+
+
+def test_a_malformed_token_fetches_no_key_set(cloud_service, key_server):
+    jku = key_server.base + "/allowed/jwks.json"
+    for over in ({"exp": "9999999999"}, {"iat": None}, {"jti": ""}):
+        token = _token(cloud_service.url(VERIFY), key_server.good, jku, **over)
+        assert_outcome(cloud_service.post(VERIFY, minimal_body(), token=token), 401)
+    assert key_server.requested == []
 
 
 @pytest.mark.parametrize("jku", [
