@@ -1,0 +1,48 @@
+"""Encounter-bounded times in timing compatibility, and ICU stays in episode scope."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from medeventgraph.core.index import episodes_of
+from medeventgraph.core.query import RelationType
+from medeventgraph.core.timing import Timing, compare, span_of
+from medeventgraph.fhir_adapters.ingest import load_paths
+from medeventgraph.occurrence import EventTime, Granularity, Kind, TimeType
+
+MIMIC = Path(__file__).resolve().parents[1] / "data" / "mimic-iv-demo"
+
+
+def _stay(start_day: int, end_day: int) -> EventTime:
+    return EventTime(datetime(2024, 1, start_day, 8, tzinfo=UTC), datetime(2024, 1, end_day, 8, tzinfo=UTC),
+                     TimeType.ENCOUNTER_BOUNDED, Granularity.MINUTE)
+
+
+def test_separate_stays_order_their_items_one_stay_does_not():
+    first, later, overlapping = span_of(_stay(1, 5)), span_of(_stay(10, 12)), span_of(_stay(4, 8))
+    assert compare(first, later, RelationType.BEFORE, None).timing is Timing.COMPATIBLE
+    assert compare(later, first, RelationType.BEFORE, None).timing is Timing.INCOMPATIBLE  # can refute
+    assert compare(first, span_of(_stay(1, 5)), RelationType.BEFORE, None).timing is Timing.UNKNOWN
+    assert compare(first, overlapping, RelationType.BEFORE, None).timing is Timing.UNKNOWN
+    # a window is met only if it holds whatever the instants inside both stays
+    assert compare(first, later, RelationType.BEFORE, timedelta(days=12)).timing is Timing.COMPATIBLE
+    assert compare(first, later, RelationType.BEFORE, timedelta(days=7)).timing is Timing.UNKNOWN  # 5 to 11 days
+    assert compare(first, later, RelationType.BEFORE, timedelta(days=2)).timing is Timing.INCOMPATIBLE
+
+
+def test_an_instant_inside_a_stay_is_not_ordered_against_it():
+    stay = span_of(_stay(1, 5))
+    inside = span_of(EventTime(datetime(2024, 1, 3, 9, tzinfo=UTC), None, TimeType.OCCURRENCE, Granularity.MINUTE))
+    after = span_of(EventTime(datetime(2024, 1, 6, 9, tzinfo=UTC), None, TimeType.OCCURRENCE, Granularity.MINUTE))
+    assert compare(stay, inside, RelationType.BEFORE, None).timing is Timing.UNKNOWN
+    assert compare(stay, after, RelationType.BEFORE, None).timing is Timing.COMPATIBLE
+
+
+def test_icu_stays_share_their_admissions_episode():
+    occurrences = load_paths([MIMIC]).occurrences
+    episodes = episodes_of(occurrences)
+    stays = [o for o in occurrences if o.kind is Kind.ENCOUNTER and o.encounter != o.id]
+    assert stays
+    for stay in stays:
+        assert episodes[stay.id] == episodes[stay.encounter]
