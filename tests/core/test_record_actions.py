@@ -183,3 +183,26 @@ def test_timeline_shows_encounter_bounded_times(capsys):
     rows = orjson.loads(capsys.readouterr().out)
     assert code == 0 and rows
     assert all(r["time"] != "unknown" and r["time_type"].startswith("encounter-bounded (to ") for r in rows)
+
+
+def test_the_contract_rechecks_the_action_whatever_discovery_nominates(clinosim_stay, settings):
+    from medeventgraph.core.binding import BasisKind, BindingBasis
+    from medeventgraph.core.contract import Candidate
+    from medeventgraph.core.simple import Discovery
+
+    given = _query({"codes": [VANCO], "kind": "medication", "action": "administered"},
+                   {"codes": [LACTATE], "kind": "lab"}, within="PT20M")
+    code = f"{VANCO['system']}|{VANCO['code']}"
+    orders = [o for o in clinosim_stay.occurrences.values()
+              if o.source.resource_type == "MedicationRequest" and any(c.code == "11124" for c in o.concept.codings)]
+    labs = [o for o in clinosim_stay.occurrences.values() if any(c.code == "2524-7" for c in o.concept.codings)]
+    forged = [Candidate(o, (BindingBasis("e0", BasisKind.CODE, code),)) for o in orders]
+    forged += [Candidate(o, (BindingBasis("e1", BasisKind.CODE, "http://loinc.org|2524-7"),)) for o in labs]
+
+    def discover(index, query, s):
+        return Discovery(forged, {"discovery": "adversarial"})
+
+    v = verify_query(clinosim_stay, given, settings, discover=discover)
+    assert orders and v.verdict.value != "supported"
+    assert not any(e.source.reference.startswith("MedicationRequest/") for e in v.evidence)
+    assert any(u.startswith(orders[0].id) for u in v.unbound)
