@@ -7,7 +7,6 @@ are CPU-bound.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, TypeVar
 
 from fastapi import APIRouter
@@ -100,30 +99,29 @@ async def call_service(service_id: str, req: HookRequest, state: StateDep, calle
         raise HookError(400, f"service {service_id} answers hook {service.hook}", code="invalid",
                         expression=("hook",))
     http = state.http_client()
-    deadline = Deadline(state.settings.request_deadline_seconds)
     workers = state.engine.workers
 
-    async def data() -> PatientData:
-        try:
-            return await asyncio.wait_for(gather(req, service.prefetch, state.settings, http), deadline.remaining())
-        except TimeoutError:
-            raise HookError(503, "reading the record exceeded the request deadline "
-                                 f"({deadline.seconds:g} s, MEG_REQUEST_DEADLINE_SECONDS)", code="timeout",
-                            headers={"Retry-After": "5"}) from None
+    def deadline() -> Deadline:
+        # Starts once the record is read: reading has its own bounds (MEG_FHIR_TIMEOUT_SECONDS per
+        # request, MEG_FHIR_MAX_PAGES), the deadline bounds the verification.
+        return Deadline(state.settings.request_deadline_seconds)
 
     if service_id == PATIENT_VIEW:
         pv = _context(PatientViewContext, req)
-        cards = await workers.run(_patient_view, deadline, state, pv, await data())
+        pv_data = await gather(req, service.prefetch, state.settings, http)
+        cards = await workers.run(_patient_view, deadline(), state, pv, pv_data)
     elif service_id in (ORDER_SELECT, ORDER_SIGN):
         oc = _context(OrderContext, req)
         _check_shape(oc.draftOrders, "context.draftOrders", state.settings.max_json_depth)
         if not draft_medications(oc.draftOrders, oc.selections if req.hook == "order-select" else None):
             return CdsResponse(cards=[])  # nothing this service checks: no need to read the record
-        cards = await workers.run(_orders, deadline, state, oc, await data(), req.hook)
+        order_data = await gather(req, service.prefetch, state.settings, http)
+        cards = await workers.run(_orders, deadline(), state, oc, order_data, req.hook)
     elif service_id == VERIFY:
         vc = _context(VerifyContext, req)
         state.engine.parse_query(vc.query)  # a bad query is a 400 before any FHIR traffic
-        cards = await workers.run(_verify, deadline, state, vc, await data())
+        verify_data = await gather(req, service.prefetch, state.settings, http)
+        cards = await workers.run(_verify, deadline(), state, vc, verify_data)
     else:  # pragma: no cover - SERVICES and this dispatch are edited together
         raise HookError(404, "unknown CDS service", code="not-found")
     return CdsResponse(cards=cards)
