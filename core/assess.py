@@ -1,22 +1,51 @@
 """The isolated assessor: sees only the frozen EvidenceBundle and returns (S+, S-, label).
 
 S+ = 0.45 S_tim + 0.22 S_num + 0.33 S_jdg+ and S- = S_jdg- (paper Eq. 6), mapped to the
-four verdicts by thresholds frozen in resources/thresholds.json (Eq. 7). Deterministic:
+four verdicts by thresholds frozen in resources/thresholds.json (Eq. 7: supported when
+S+ >= tau+ and S- < tau-, conflicting when both, refuted when only S- >= tau-). Deterministic:
 the same bundle always gives the same assessment (Eq. 8).
 
+The scale
   S_tim   1 when one scope-consistent chain of items satisfies every relation from resolved
           times (0.8 when an order rests on a note's documentation bound), else 0.
-  S_num   mean over the chain's items: a coded structured row, a measured value or a
-          derivation counts 1, a note mention 0.5.
-  S_jdg+  mean over the chain's items of assertion strength: certain 1, uncertain 0.5.
-  S_jdg-  explicit, source-grounded counter-evidence only: an endpoint documented absent
-          (negated mention, not-done, refuted) in scope and window (1, or 0.5 if uncertain);
-          every time-resolved pair of a relation in scope in the opposite order or outside
-          `within` (1).
+  S_num   mean over the chain's items of what their values say (`value_strength`): a coded
+          structured row or a measured value 1; a derived finding by how far it is past its
+          criterion, 0.6 just past it up to 1 at twice its margin (a KDIGO rise of 0.3 mg/dL
+          over the lowest prior value is just past; 0.9 mg/dL is well past); a note mention 0.5.
+  S_jdg+  mean over the chain's items of assertion certainty (certain 1, uncertain 0.5), times
+          0.8 for each relation decided by an order a note states in words rather than by
+          recorded times (a sentence is weaker evidence of order than two time stamps).
+  S_jdg-  explicit, source-grounded counter-evidence only. Documented absence of an endpoint
+          (negated mention, not-done, refuted) in scope and window: each item weighs 1, or 0.5
+          when uncertain, summed and capped at 1 (`counter_weight`); so with tau- = 0.75 an
+          uncertain negation alone never refutes, two of them do. Every time-resolved pair of
+          a relation in scope in the opposite order or outside `within`: 1.
+
+Worked examples (the functions are the ones `assess` uses):
+
+>>> score_plus(s_tim=1.0, s_num=1.0, s_jdg=1.0, complete=True)  # two coded, time-stamped rows
+1.0
+>>> score_plus(s_tim=1.0, s_num=1.0, s_jdg=0.75, complete=True)  # one endpoint uncertain
+0.9175
+>>> score_plus(s_tim=0.8, s_num=0.75, s_jdg=1.0, complete=True)  # a note mention, ordered by its date
+0.855
+>>> score_plus(s_tim=0.0, s_num=1.0, s_jdg=1.0, complete=False)  # both events, but no ordered chain
+0.55
+>>> value_strength_of_text("1.0 -> 1.3 mg/dL: +0.30 mg/dL within 48 h")  # just past KDIGO
+0.6
+>>> value_strength_of_text("1.0 -> 1.9 mg/dL: +0.90 mg/dL within 48 h")  # three times the rise
+1.0
+>>> value_strength_of_text("5.8 mmol/L (above 5.5)")  # potassium barely high
+0.8182
+>>> counter_weight([True])  # one uncertain negation: below tau- = 0.75, not refuted
+0.5
+>>> counter_weight([True, True]), counter_weight([False])
+(1.0, 1.0)
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from functools import cache
@@ -30,7 +59,7 @@ from medeventgraph.core.timing import Comparison, Span, Timing, compare, span_of
 from medeventgraph.core.verdict import FailureType, Label
 from medeventgraph.occurrence import Origin
 
-__all__ = ["Assessment", "RelationFinding", "Structure", "Thresholds", "assess", "combine", "load_thresholds", "structure"]
+__all__ = ["Assessment", "RelationFinding", "Structure", "Thresholds", "assess", "combine", "counter_weight", "load_thresholds", "score_plus", "structure", "value_strength", "value_strength_of_text"]
 
 ALPHA_TIM, ALPHA_NUM, ALPHA_JDG = 0.45, 0.22, 0.33
 
@@ -114,7 +143,7 @@ def structure(bundle: EvidenceBundle) -> Structure:
     if complete and chain is not None:
         s_tim = 1.0 if all(spans[i.occurrence] and spans[i.occurrence].resolved for i in chain.values()) else 0.8
     members = list(chain.values()) if chain else []
-    s_num = _mean([1.0 if i.origin is not Origin.NOTE else 0.5 for i in members])
+    s_num = _mean([value_strength(i) for i in members])
     scope_rejected = query.scope is not Scope.PATIENT and bundle.rejected_counts.get("scope", 0) > 0
     return Structure(by_event, spans, stated, grounding, missing, chain, findings, complete, members, s_tim, s_num,
                      scope_rejected)
@@ -130,9 +159,7 @@ def combine(
     th: Thresholds,
 ) -> Assessment:
     """Eq. 6-7 from the shared structure and the judgment axes, whoever judged."""
-    s_plus = round(ALPHA_TIM * st.s_tim + ALPHA_NUM * st.s_num + ALPHA_JDG * s_jdg_plus, 4) if st.complete else round(
-        ALPHA_NUM * st.s_num + ALPHA_JDG * s_jdg_plus, 4
-    )
+    s_plus = score_plus(st.s_tim, st.s_num, s_jdg_plus, st.complete)
     s_minus = round(counter, 4)
     label = _label(s_plus, s_minus, th)
     failure = None
@@ -146,7 +173,7 @@ def combine(
 def assess(bundle: EvidenceBundle, thresholds: Thresholds | None = None) -> Assessment:
     th = thresholds or load_thresholds()
     st = structure(bundle)
-    s_jdg_plus = _mean([0.5 if i.assertion.uncertain else 1.0 for i in st.members])
+    s_jdg_plus = judged_plus(st)
     counter, counter_ids, counter_failure = _counter_evidence(bundle.query.relations, st.by_event, st.grounding, st.spans)
     said, said_ids, said_failure = stated_counter(bundle.query.relations, st.stated.values(),
                                                   {o: True for pair in st.stated for o in pair})
@@ -157,6 +184,59 @@ def assess(bundle: EvidenceBundle, thresholds: Thresholds | None = None) -> Asse
     if st.complete:
         supporting = tuple(sorted({*supporting, *(f.stated for f in st.findings if f.stated)}))
     return combine(st, s_jdg_plus, counter, counter_failure, supporting, tuple(sorted(counter_ids)), th)
+
+
+def score_plus(s_tim: float, s_num: float, s_jdg: float, complete: bool) -> float:
+    """Eq. 6; without a complete chain there is no timing term."""
+    return round((ALPHA_TIM * s_tim if complete else 0.0) + ALPHA_NUM * s_num + ALPHA_JDG * s_jdg, 4)
+
+
+_STATED_FACTOR = 0.8  # per relation decided by a note-stated order instead of recorded times
+
+
+def judged_plus(st: Structure) -> float:
+    """S_jdg+: assertion certainty of the chain's items, weakened per stated-order decision."""
+    certainty = _mean([0.5 if i.assertion.uncertain else 1.0 for i in st.members])
+    stated = sum(1 for f in st.findings if f.stated) if st.complete else 0
+    return round(certainty * _STATED_FACTOR ** stated, 4)
+
+
+def counter_weight(uncertain: list[bool]) -> float:
+    """Documented absence: certain items weigh 1, uncertain 0.5, summed and capped at 1."""
+    return min(1.0, sum(0.5 if u else 1.0 for u in uncertain))
+
+
+_RISE = re.compile(r"^(?P<a>\d+(?:\.\d+)?) -> (?P<b>\d+(?:\.\d+)?) ")
+_LIMIT = re.compile(r"^(?P<v>\d+(?:\.\d+)?) \S+ \((?P<test>above|below) (?P<t>\d+(?:\.\d+)?)\)$")
+_KDIGO_RISE, _KDIGO_RATIO = 0.3, 1.5  # the criterion core/resources/derive_rules.json applies
+
+
+def value_strength_of_text(detail: str) -> float:
+    """How far a derived finding is past its criterion, from the value text the derivation
+    recorded ("a -> b unit: ..." for a rise, "v unit (above|below t)" for a limit):
+    0.6 at the criterion, rising linearly to 1 at twice its margin; 0.6 when unreadable."""
+    m = _RISE.match(detail)
+    if m:
+        a, b = float(m["a"]), float(m["b"])
+        past = max((b - a) / _KDIGO_RISE, (b / a) / _KDIGO_RATIO if a > 0 else 0.0)
+        return round(min(1.0, 0.6 + 0.4 * max(0.0, past - 1.0)), 4)
+    m = _LIMIT.match(detail)
+    if m:
+        v, t = float(m["v"]), float(m["t"])
+        if t <= 0 or v <= 0:
+            return 0.6
+        ratio = v / t if m["test"] == "above" else t / v
+        return round(min(1.0, 0.6 + 0.4 * max(0.0, ratio - 1.0) / 0.1), 4)  # 10% past the limit: 1
+    return 0.6
+
+
+def value_strength(item: EvidenceItem) -> float:
+    """S_num for one item: what its content and values say about the event (see the scale)."""
+    if item.origin is Origin.NOTE:
+        return 0.5
+    if item.origin is Origin.DERIVED:
+        return value_strength_of_text(item.value.text or "") if item.value is not None else 0.6
+    return 1.0
 
 
 def _mean(values: list[float]) -> float:
@@ -305,20 +385,23 @@ def _counter_evidence(relations, by_event, grounding, spans) -> tuple[float, set
         for negated_event, other_event in ((r.target, r.source), (r.source, r.target)):
             anchors = grounding.get(other_event, [])
             given_units = {i.unit for i in grounding.get(negated_event, []) if i.unit}
+            absent: dict[str, bool] = {}  # denying item -> uncertain, for this relation side
             for item in by_event.get(negated_event, []):
                 if not _denies(item) or not item.unit:
                     continue
                 if _missed_instance(item) and item.unit in given_units:
                     continue
                 for anchor in anchors:
-                    if anchor.unit != item.unit:
-                        continue
-                    if _negation_in_window(r, negated_event == r.target, spans.get(anchor.occurrence), item):
-                        s = 0.5 if item.assertion.uncertain else 1.0
-                        if s > strength or failure is None:
-                            failure = FailureType.NEGATED
-                        strength = max(strength, s)
-                        ids.add(item.occurrence)
+                    if anchor.unit == item.unit and _negation_in_window(
+                            r, negated_event == r.target, spans.get(anchor.occurrence), item):
+                        absent[item.occurrence] = item.assertion.uncertain
+                        break
+            if absent:
+                s = counter_weight(list(absent.values()))
+                if s > strength or failure is None:
+                    failure = FailureType.NEGATED
+                strength = max(strength, s)
+                ids.update(absent)
         order = _all_resolved_pairs_incompatible(r, grounding, spans)
         if order is not None:
             strength, failure = 1.0, order[1]

@@ -198,7 +198,8 @@ def _counter(basis: str, certainty: str = "certain") -> list[dict[str, Any]]:
     (support_all, Label.SUPPORTED, None, 0.89, 0.0),
     (lambda p: support_all(p) + _counter("absent"), Label.CONFLICTING, FailureType.NEGATED, 0.89, 1.0),
     (lambda p: _counter("order"), Label.REFUTED, FailureType.OPPOSITE_ORDER, 0.56, 1.0),
-    (lambda p: _counter("window", "uncertain"), Label.REFUTED, FailureType.WINDOW, 0.56, 0.5),
+    # an uncertain counter weighs half: alone it stays below tau- and does not refute
+    (lambda p: _counter("window", "uncertain"), Label.INSUFFICIENT, FailureType.UNRESOLVED_TIME, 0.56, 0.5),
     (lambda p: [], Label.INSUFFICIENT, FailureType.UNRESOLVED_TIME, 0.56, 0.0),
     (lambda p: [{**j, "certainty": "uncertain"} for j in support_all(p)], Label.SUPPORTED, None, 0.725, 0.0),
 ])

@@ -1,0 +1,56 @@
+"""The graded assessor: its documented scale (doctests in core/assess.py) and what it changes."""
+
+from __future__ import annotations
+
+import doctest
+from dataclasses import replace
+
+import medeventgraph.core.assess as assess_module
+from medeventgraph.core.assess import assess, load_thresholds
+from medeventgraph.core.simple import simple_discovery
+from medeventgraph.core.verdict import FailureType, Label
+from medeventgraph.core.verify import admit
+from medeventgraph.occurrence import Assertion
+from medeventgraph.settings import Settings
+
+from .conftest import index_of
+from .helpers import pair
+from .records import septic_shock_record
+
+S = Settings(notes=False)
+
+
+def test_the_documented_scale_holds():
+    result = doctest.testmod(assess_module)
+    assert result.attempted >= 9 and result.failed == 0
+
+
+def _bundle_with(assertion: Assertion, copies: int):
+    """vancomycin, then norepinephrine documented absent after it (`copies` denying rows)."""
+    index = index_of(septic_shock_record(), S)
+    q = pair("vancomycin", "norepinephrine")
+    cands = simple_discovery(index, q, S).candidates
+    norepi = next(c for c in cands if "e1" in c.events)
+    others = [c for c in cands if "e1" not in c.events]
+    denied = []
+    for k in range(copies):
+        occ = replace(norepi.occurrence, assertion=assertion)
+        denied.append(replace(norepi, occurrence=occ))
+    # The contract refuses occurrences that differ from the record's, so assess the bundle directly.
+    bundle = admit(index, q, others)
+    from medeventgraph.core.contract import _item, bundle_hash
+
+    extra = tuple(replace(_item(c, bundle.items[0].unit), occurrence=f"{c.occurrence.id}#{k}")
+                  for k, c in enumerate(denied))
+    items = tuple(sorted(bundle.items + extra, key=lambda i: i.occurrence))
+    return replace(bundle, items=items, hash=bundle_hash(q, bundle.patient, items))
+
+
+def test_an_uncertain_negation_alone_never_refutes():
+    one = assess(_bundle_with(Assertion(negated=True, uncertain=True), 1))
+    assert one.s_minus == 0.5 < load_thresholds().tau_minus
+    assert one.label is Label.INSUFFICIENT and one.failure is FailureType.NEGATED
+    two = assess(_bundle_with(Assertion(negated=True, uncertain=True), 2))
+    assert two.s_minus == 1.0 and two.label is Label.REFUTED
+    certain = assess(_bundle_with(Assertion(negated=True), 1))
+    assert certain.s_minus == 1.0 and certain.label is Label.REFUTED
