@@ -10,8 +10,10 @@ ConTextGraph — the same algorithm as the `medspacy_context` component, without
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 
 import medspacy
@@ -23,7 +25,8 @@ from spacy.tokens import Doc, Span
 
 from .rules import context_rules
 
-__all__ = ["CATEGORY_FLAGS", "ModifierFinder", "ScopedModifier", "assert_targets", "assertion_from_flags"]
+__all__ = ["CATEGORY_FLAGS", "ModifierFinder", "ScopedModifier", "assert_targets", "assertion_from_flags",
+           "sentence_starts"]
 
 CATEGORY_FLAGS = {
     "NEGATED_EXISTENCE": "negated",
@@ -68,39 +71,82 @@ class ModifierFinder:
         self._vocab = nlp.vocab
 
     def find(self, doc: Doc) -> tuple[ScopedModifier, ...]:
-        modifiers = []
+        """Cues with scopes settled against the other cues of their own sentence only: medspaCy's
+        ConTextGraph compares every pair of cues it is given, so one graph per sentence keeps
+        the whole note linear (sentences are capped in length, see sentences.py)."""
+        sent_start = sentence_starts(doc)
+        by_sentence: dict[int, list[ConTextModifier]] = {}
         for match_id, start, end in self._matcher(doc):
             rule = self._matcher.rule_map[self._vocab.strings[match_id]]
-            sent_start = doc[end - 1].sent.start
-            if start < sent_start:
+            first = sent_start[end - 1]
+            if start < first:
                 # A cue across a sentence break (": no" after a heading that ends a sentence)
                 # is the cue of its last sentence only, if that part is a cue on its own.
-                rule = self._by_literal.get(doc[sent_start:end].text.lower())
+                rule = self._by_literal.get(doc[first:end].text.lower())
                 if rule is None:
                     continue
-                start = sent_start
-            modifiers.append(ConTextModifier(rule, start, end, doc))
-        graph = ConTextGraph(modifiers=modifiers)
-        graph.update_scopes()
-        return tuple(
-            ScopedModifier(m.rule, m.modifier_span[0], m.modifier_span[1], *m.scope_span) for m in modifiers
-        )
+                start = first
+            by_sentence.setdefault(first, []).append(ConTextModifier(rule, start, end, doc))
+        out: list[ScopedModifier] = []
+        for first in sorted(by_sentence):
+            modifiers = by_sentence[first]
+            ConTextGraph(modifiers=modifiers).update_scopes()
+            out.extend(ScopedModifier(m.rule, m.modifier_span[0], m.modifier_span[1], *m.scope_span)
+                       for m in modifiers)
+        return tuple(out)
+
+
+def sentence_starts(doc: Doc) -> list[int]:
+    """Token index -> index of the first token of its sentence (one pass; `token.sent` walks)."""
+    out = [0] * len(doc)
+    current = 0
+    for token in doc:
+        if token.is_sent_start:
+            current = token.i
+        out[token.i] = current
+    return out
 
 
 def assert_targets(doc: Doc, modifiers: Sequence[ScopedModifier], targets: Sequence[Span]) -> list[frozenset[str]]:
-    """ConText flags for each target, in order (PSEUDO and TERMINATE cues flag nothing)."""
+    """ConText flags for each target, in order (PSEUDO and TERMINATE cues flag nothing).
+
+    A cue inside a target's own words is part of its name, not a modifier: "migraine without
+    aura", "diabetes without complication", "no reflow phenomenon" modify nothing. Each target
+    meets only the cues whose scope reaches it (scopes stay inside a sentence), so the work is
+    linear in the note rather than targets x cues."""
     if not targets or not modifiers:
         return [frozenset() for _ in targets]
-    live = [ConTextModifier(m.rule, m.start, m.end, doc, scope_start=m.scope_start, scope_end=m.scope_end)
-            for m in modifiers]
-    graph = ConTextGraph(targets=list(targets), modifiers=live)
+    spans = sorted((t.start, t.end) for t in targets)
+    starts = [s for s, _ in spans]
+    reach = list(accumulate((e for _, e in spans), max))  # furthest target end up to each start
+
+    def inside_a_target(m: ScopedModifier) -> bool:
+        i = bisect_right(starts, m.start) - 1  # targets starting at or before the cue
+        return i >= 0 and reach[i] >= m.end
+
+    live = sorted((m for m in modifiers if not inside_a_target(m)), key=lambda m: m.scope_start)
+    scope_starts = [m.scope_start for m in live]
+    widest = max((m.scope_end - m.scope_start for m in live), default=0)
+    out: list[frozenset[str]] = []
+    for target in targets:
+        lo = bisect_left(scope_starts, target.start - widest)
+        hi = bisect_left(scope_starts, target.end)
+        near = [m for m in live[lo:hi] if m.scope_end > target.start]
+        out.append(_flags(doc, target, near) if near else frozenset())
+    return out
+
+
+def _flags(doc: Doc, target: Span, near: Sequence[ScopedModifier]) -> frozenset[str]:
+    modifiers = [ConTextModifier(m.rule, m.start, m.end, doc, scope_start=m.scope_start, scope_end=m.scope_end)
+                 for m in near]
+    graph = ConTextGraph(targets=[target], modifiers=modifiers)
     graph.apply_modifiers()
-    by_span: dict[tuple[int, int], set[str]] = {}
-    for target, modifier in graph.edges:
+    flags = set()
+    for _, modifier in graph.edges:
         flag = CATEGORY_FLAGS.get(modifier.category.upper())
         if flag is not None and modifier.direction.upper() not in ("PSEUDO", "TERMINATE"):
-            by_span.setdefault((target.start, target.end), set()).add(flag)
-    return [frozenset(by_span.get((t.start, t.end), ())) for t in targets]
+            flags.add(flag)
+    return frozenset(flags)
 
 
 def assertion_from_flags(flags: Iterable[str]) -> Assertion:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import medspacy
 from medeventgraph.occurrence import EventTime, NoteDocument, NoteText, Occurrence
 
+from .abbreviations import add_abbreviation_detector
 from .cache import NoteCache, NoteKey, content_hash
 from .context import ModifierFinder, assert_targets
 from .copies import MentionKey, link_copies, normalize_sentence
@@ -25,6 +26,7 @@ from .sentences import SPLITTERS, add_sentence_splitter
 from .targets import TargetTerm, TermMatcher
 from .temporal import TimeFinder
 from .timeline import note_anchors, sentence_times
+from .wordforms import WordForms
 
 __all__ = ["DEFAULT_SPLITTER", "NotePipeline", "NoteSentence"]
 
@@ -71,6 +73,8 @@ class NotePipeline:
         self.nlp.max_length = max(self.nlp.max_length, max_note_chars + 1)
         add_sentence_splitter(self.nlp, sentence_splitter)
         add_sectionizer(self.nlp)
+        add_abbreviation_detector(self.nlp)
+        self.wordforms = WordForms()
         self.modifier_finder = ModifierFinder(self.nlp)
         self.time_finder = TimeFinder()
         self.cache: NoteCache[ProcessedNote] = NoteCache(cache_size)
@@ -82,13 +86,13 @@ class NotePipeline:
         text = note.text[: self.max_note_chars]
         key = NoteKey(document.reference, document.version, note.attachment, content_hash(text))
         with self._lock:
-            return self.cache.get_or_compute(key, lambda: process_doc(self.nlp(text), self.modifier_finder))
+            return self.cache.get_or_compute(key, lambda: process_doc(self.nlp(text), self.modifier_finder, self.wordforms))
 
     def _matcher(self, terms: Sequence[TargetTerm]) -> TermMatcher:
         key = tuple(terms)
         matcher = self._matchers.get(key)
         if matcher is None:
-            matcher = self._matchers[key] = TermMatcher(self.nlp, key)
+            matcher = self._matchers[key] = TermMatcher(self.nlp, key, self.wordforms)
             while len(self._matchers) > 8:
                 self._matchers.popitem(last=False)
         else:
@@ -137,10 +141,10 @@ class NotePipeline:
         self, document: NoteDocument, note: NoteText, matcher: TermMatcher, period: EventTime | None
     ) -> list[MentionDraft]:
         processed = self.process(document, note)
-        found = matcher(processed.doc)
+        found = matcher(processed.doc, processed.keyed)
         taken = {(span.start, span.end) for span, _ in found}
         # A short form the note defines counts as its long form unless a term already matched it.
-        found += [(span, terms) for span, terms in matcher.abbreviated(processed.doc)
+        found += [(span, terms) for span, terms in matcher.abbreviated(processed.doc, processed.abbreviations)
                   if not any(span.start < e and s < span.end for s, e in taken)]
         matches = sorted(
             ((span, terms) for span, terms in found

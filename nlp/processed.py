@@ -7,8 +7,10 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc
 
+from .abbreviations import AbbreviationUse, doc_abbreviations
 from .context import ModifierFinder, ScopedModifier
 from .sections import SectionSpan, doc_sections
+from .wordforms import KeyedDoc, WordForms
 
 __all__ = ["ProcessedNote", "SentenceSpan", "process_doc"]
 
@@ -31,6 +33,8 @@ class ProcessedNote:
     sections: tuple[SectionSpan, ...]
     token_sentence: tuple[int, ...]  # token index -> index into `sentences` (-1: white space only)
     modifiers: tuple[ScopedModifier, ...]  # ConText cues with settled scopes
+    keyed: KeyedDoc  # the words as match keys (targets are matched on these)
+    abbreviations: tuple[AbbreviationUse, ...]  # uses of short forms the note defines
 
     def sentence_of(self, token_index: int) -> SentenceSpan | None:
         i = self.token_sentence[token_index]
@@ -46,7 +50,7 @@ class ProcessedNote:
         return section is not None and section.title_start <= start and end <= section.title_end
 
 
-def process_doc(doc: Doc, modifier_finder: ModifierFinder) -> ProcessedNote:
+def process_doc(doc: Doc, modifier_finder: ModifierFinder, wordforms: WordForms) -> ProcessedNote:
     """Read sentences, sections and ConText cues out of a doc the cached pipeline has run on."""
     sections = doc_sections(doc)
     starts = [s.title_start for s in sections]
@@ -69,4 +73,5 @@ def process_doc(doc: Doc, modifier_finder: ModifierFinder) -> ProcessedNote:
             if not token.is_space:
                 token_sentence[token.i] = index
         assert text[start:end] == stripped
-    return ProcessedNote(doc, text, tuple(sentences), sections, tuple(token_sentence), modifier_finder.find(doc))
+    return ProcessedNote(doc, text, tuple(sentences), sections, tuple(token_sentence), modifier_finder.find(doc),
+                         wordforms.keyed(doc, doc.vocab), doc_abbreviations(doc))

@@ -59,14 +59,22 @@ class SectionSpec:
         )
 
     def to_rules(self) -> list[SectionRule]:
-        """Two token patterns per title: a markdown heading ('# Title') and 'Title:'."""
+        """Token patterns per title (the sectionizer requires them to start a line): a markdown
+        heading ('# Title'), 'Title:' or 'Title -', the title alone on its line, and the title in
+        upper case ('PAST MEDICAL HISTORY Hypertension', as dictated reports run them in)."""
         rules = []
         for title in self.titles:
-            words = [{"LOWER": w} for w in _title_tokens(title)]
+            tokens = _title_tokens(title)
+            words = [{"LOWER": w} for w in tokens]
+            upper = [{"TEXT": w.upper()} for w in tokens]
             markdown = [{"TEXT": "#", "OP": "+"}, *words, {"TEXT": ":", "OP": "?"}]
-            colon = [*words, {"TEXT": ":"}]
+            colon = [*words, {"TEXT": {"IN": [":", "-", "--"]}}]
+            own_line = [*words, {"IS_SPACE": True, "TEXT": {"REGEX": "\n"}}]
             rules.append(SectionRule(literal=f"# {title}", category=self.category, pattern=markdown))
             rules.append(SectionRule(literal=f"{title}:", category=self.category, pattern=colon))
+            rules.append(SectionRule(literal=f"{title}\n", category=self.category, pattern=own_line))
+            if len(title) >= 4:  # "CC", "HPI" in capitals start too many ordinary lines
+                rules.append(SectionRule(literal=title.upper(), category=self.category, pattern=upper))
         return rules
 
 

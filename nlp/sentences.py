@@ -4,7 +4,10 @@ Notes are line-structured (headings, bullets, "Label: value" lines), and spaCy's
 sentencizer alone runs a heading into the next line. The `rule` splitter therefore adds the
 `medeventgraph_line_breaks` component: a new line starts a sentence unless it continues a
 wrapped sentence (the previous line ends without terminal punctuation and the new line starts
-in lower case). `pyrush` is medspaCy's PyRuSH (about 10x slower here with the sectionizer included, ~20x
+in lower case). It also caps a sentence at `MAX_SENTENCE_TOKENS` words: text without sentence
+punctuation (an HTML page of paragraphs, a pasted list) would otherwise be one sentence, and
+per-sentence work (ConText scopes, time expressions, copy detection) would grow with its square.
+`pyrush` is medspaCy's PyRuSH (about 10x slower here with the sectionizer included, ~20x
 for splitting alone; see benchmarks/bench_nlp.py), with its per-token debug logging silenced.
 """
 
@@ -13,10 +16,13 @@ from __future__ import annotations
 from spacy.language import Language
 from spacy.tokens import Doc
 
-__all__ = ["SPLITTERS", "add_sentence_splitter", "silence_pyrush"]
+__all__ = ["MAX_SENTENCE_TOKENS", "SPLITTERS", "add_sentence_splitter", "cap_sentences", "silence_pyrush"]
 
 SPLITTERS = ("rule", "pyrush")
 _TERMINAL = frozenset(".!?;:")
+# Longer than any sentence of the NegEx/ConText reports (at most ~80 words); a cap, not a splitter.
+MAX_SENTENCE_TOKENS = 150
+_SOFT_BREAKS = frozenset(",;")
 
 
 @Language.component("medeventgraph_line_breaks")
@@ -45,6 +51,32 @@ def line_breaks(doc: Doc) -> Doc:
     return doc
 
 
+@Language.component("medeventgraph_sentence_cap")
+def sentence_cap(doc: Doc) -> Doc:
+    cap_sentences(doc, MAX_SENTENCE_TOKENS)
+    return doc
+
+
+def cap_sentences(doc: Doc, max_tokens: int) -> None:
+    """Start a new sentence after at most `max_tokens` non-space tokens, preferably after a
+    comma or semicolon in the last quarter of the window (one pass: linear in the doc)."""
+    count = 0
+    soft: int | None = None  # token index just after the latest comma/semicolon in this sentence
+    for token in doc:
+        if token.i > 0 and token.is_sent_start:
+            count, soft = 0, None
+        if token.is_space:
+            continue
+        count += 1
+        if count > max_tokens:
+            cut = soft if soft is not None and soft > token.i - max_tokens // 4 else token.i
+            doc[cut].is_sent_start = True
+            count = sum(1 for t in doc[cut:token.i + 1] if not t.is_space)
+            soft = None
+        if token.text in _SOFT_BREAKS and token.i + 1 < len(doc):
+            soft = token.i + 1
+
+
 def silence_pyrush() -> None:
     """PyRuSH logs every token at debug level through loguru; turn that off once."""
     from loguru import logger
@@ -67,3 +99,4 @@ def add_sentence_splitter(nlp: Language, splitter: str) -> None:
         nlp.add_pipe("medspacy_pyrush", config={"rules_path": str(rules)})
     else:
         raise ValueError(f"sentence_splitter must be one of {SPLITTERS}, not {splitter!r}")
+    nlp.add_pipe("medeventgraph_sentence_cap")

@@ -9,18 +9,17 @@ the first in the caller's order wins and the others are reported as alternatives
 from __future__ import annotations
 
 import re
-import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from medeventgraph.occurrence import Kind
-from medspacy.common.medspacy_matcher import MedspacyMatcher
-from medspacy.target_matcher import TargetRule
 from spacy.language import Language
+from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .abbreviations import find_definitions, short_form_uses
+from .abbreviations import AbbreviationUse
+from .wordforms import KeyedDoc, WordForms
 
 __all__ = ["TargetTerm", "TermMatcher", "normalize_literal", "terms_from_display"]
 
@@ -62,33 +61,46 @@ def _usable(literal: str) -> bool:
     return len(literal) >= 2 and any(ch.isalnum() for ch in literal)
 
 
+def _crosses_a_period(doc: Doc, first: int, last: int) -> bool:
+    """A lone "." is a joiner for keys ("p.o ." = "P.O."), but not where it ends a sentence."""
+    return any(doc[i].text == "." and doc[i + 1].is_sent_start for i in range(first + 1, last))
+
+
 class TermMatcher:
-    """Finds the terms' literals in processed docs (case-insensitive, token-aligned)."""
+    """Finds the terms' literals in processed docs on match keys (`wordforms`): case, spacing,
+    line breaks, joiners and inflections ignored; spans cut from the original doc."""
 
-    def __init__(self, nlp: Language, terms: Sequence[TargetTerm]) -> None:
-        groups: dict[str, list[TargetTerm]] = {}
+    def __init__(self, nlp: Language, terms: Sequence[TargetTerm], wordforms: WordForms) -> None:
+        groups: dict[tuple[str, ...], list[TargetTerm]] = {}
+        by_literal: dict[str, list[TargetTerm]] = {}
         for term in terms:
-            key = normalize_literal(term.literal)
-            if _usable(key):
-                groups.setdefault(key, []).append(term)
+            literal = normalize_literal(term.literal)
+            if not _usable(literal):
+                continue
+            words = tuple(wordforms.term_words([t.text for t in nlp.tokenizer(literal)]))
+            if words:
+                groups.setdefault(words, []).append(term)
+                by_literal.setdefault(literal, []).append(term)
         self._groups: list[tuple[TargetTerm, ...]] = [tuple(g) for g in groups.values()]
-        self._by_literal = {key: tuple(g) for key, g in groups.items()}
-        # medspaCy's TargetMatcher runs this same matcher but also writes span._.target_rule into the
-        # (cached) doc's user_data; calling the matcher directly keeps cached docs untouched.
-        self._matcher = MedspacyMatcher(nlp, name="medeventgraph_targets", phrase_matcher_attr="LOWER", prune=True)
-        self._matcher.add([TargetRule(literal, f"T{i}") for i, literal in enumerate(groups)])
+        self._by_literal = {key: tuple(g) for key, g in by_literal.items()}
+        self._by_key = {words: tuple(g) for words, g in groups.items()}
+        self._wordforms = wordforms
+        self._matcher = PhraseMatcher(nlp.vocab, attr="ORTH")
+        for i, words in enumerate(groups):
+            self._matcher.add(f"T{i}", [Doc(nlp.vocab, words=list(words), spaces=[False] * len(words))])
         self._vocab = nlp.vocab
+        self._tokenizer = nlp.tokenizer
 
-    def __call__(self, doc: Doc, *, limit: int | None = None) -> list[tuple[Span, tuple[TargetTerm, ...]]]:
+    def __call__(self, doc: Doc, keyed: KeyedDoc, *, limit: int | None = None
+                 ) -> list[tuple[Span, tuple[TargetTerm, ...]]]:
         """Non-overlapping matches (longest wins) in text order, each with its terms in caller order."""
-        if not self._groups:
+        if not self._groups or not len(keyed.doc):
             return []
-        with warnings.catch_warnings():  # W036: literal-only rules leave the token Matcher empty
-            warnings.filterwarnings("ignore", message=r"\[W036\]")
-            found = self._matcher(doc)
+        pos = keyed.positions
         spans = [
-            Span(doc, start, end, label=self._matcher.rule_map[self._vocab.strings[match_id]].category)
-            for match_id, start, end in found
+            Span(doc, pos[start], pos[end - 1] + 1, label=self._vocab.strings[match_id])
+            for match_id, start, end in self._matcher(keyed.doc)
+            if not _crosses_a_period(doc, pos[start], pos[end - 1])
         ]
         if limit is not None:
             spans = [s for s in spans if s.end_char <= limit]
@@ -96,23 +108,22 @@ class TermMatcher:
         return [(span, self._groups[int(span.label_[1:])]) for span in spans]
 
     def terms_for(self, literal: str) -> tuple[TargetTerm, ...] | None:
-        """The terms whose literal is this text (case and spacing ignored), if any."""
-        return self._by_literal.get(normalize_literal(literal))
+        """The terms whose literal is this text (case, spacing and inflection ignored), if any."""
+        found = self._by_literal.get(normalize_literal(literal))
+        if found is not None:
+            return found
+        words = tuple(self._wordforms.term_words([t.text for t in self._tokenizer(literal.lower())]))
+        return self._by_key.get(words)
 
-    def abbreviated(self, doc: Doc) -> list[tuple[Span, tuple[TargetTerm, ...]]]:
+    def abbreviated(self, doc: Doc, uses: Sequence[AbbreviationUse]) -> list[tuple[Span, tuple[TargetTerm, ...]]]:
         """Uses of short forms the note itself defines for a term ("acute kidney injury (AKI)"
         makes a later "AKI" a mention of that term), as token-aligned spans."""
         out = []
-        for definition in find_definitions(doc.text):
-            terms = self.terms_for(definition.long)
+        for use in uses:
+            terms = self.terms_for(use.long)
             if terms is None:
                 continue
-            for start, end in short_form_uses(doc.text, definition):
-                span = doc.char_span(start, end)
-                if span is not None:
-                    out.append((span, terms))
+            span = doc.char_span(use.start, use.end)
+            if span is not None:
+                out.append((span, terms))
         return out
-
-    @staticmethod
-    def cache_key(terms: Iterable[TargetTerm]) -> tuple[TargetTerm, ...]:
-        return tuple(terms)

@@ -1,0 +1,107 @@
+"""Match keys: one normalised key per word, so a target phrase is found as clinicians write it.
+
+A note is matched word by word on keys rather than on raw text:
+- white space (runs of spaces, line breaks, page wraps) and joiners ("-", "/") between words
+  carry no key, so "acute  kidney\\n injury", "piperacillin-tazobactam", "piperacillin
+  tazobactam" and "pip/tazo" vs "pip-tazo" compare equal;
+- dots inside a word go ("p.o." and "P.O." are tokenized differently at the end of a text:
+  both key "po"), and a lone "." is a joiner (a match never crosses a sentence start);
+- case is folded, and inflections are reduced to their lemma with lemminflect (a maintained
+  English lemmatiser with its own lookup tables and out-of-vocabulary rules, no model to
+  download): "rashes" -> rash, "bled" -> bleed, "injuries" -> injury, "UTIs" -> uti;
+- a one- or two-letter word written in lower case keeps a key of its own: "K" (potassium),
+  "MI", "PE" are abbreviations, while "k", "mi", "pe" in running text are usually not.
+
+The match itself runs on a compact spaCy Doc of these keys (a PhraseMatcher, linear in the
+note); `positions` maps each key back to its token, so spans are cut from the original doc
+and slice back to the words exactly as written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spacy.tokens import Doc
+from spacy.vocab import Vocab
+
+__all__ = ["JOINERS", "KeyedDoc", "WordForms"]
+
+JOINERS = frozenset({"-", "/", "–", "."})
+_LOWER_SHORT = "~"  # prefix of a key no term key has: short words written in lower case
+_POS_ORDER = ("NOUN", "PROPN", "ADJ", "VERB")
+
+
+@dataclass(frozen=True, slots=True)
+class KeyedDoc:
+    """A note's words as match keys: `doc[i]` is the key of original token `positions[i]`."""
+
+    doc: Doc
+    positions: tuple[int, ...]
+
+
+def _undotted(lower: str) -> str:
+    """'p.o.' -> 'po', 'dr.' -> 'dr'; numbers ('2.3') keep their dot."""
+    if "." in lower and any(ch.isalpha() for ch in lower):
+        stripped = lower.replace(".", "")
+        return stripped or lower
+    return lower
+
+
+class WordForms:
+    """Word -> match key, memoised per instance (notes repeat a small vocabulary)."""
+
+    def __init__(self) -> None:
+        import lemminflect  # loads its tables (~2 s): once per pipeline, not at import
+
+        self._lemmas = lemminflect.getAllLemmas
+        self._oov = lemminflect.getAllLemmasOOV
+        self._text_keys: dict[str, str] = {}
+        self._term_keys: dict[str, str] = {}
+
+    def lemma(self, lower: str) -> str:
+        if not lower[:1].isalpha() or len(lower) < 3:
+            return lower
+        found = self._lemmas(lower)
+        for pos in _POS_ORDER:
+            if pos in found:
+                return found[pos][0]
+        if found:
+            return lower  # a function word: keep it
+        if len(lower) >= 4 and lower.endswith("s") and not lower.endswith(("ss", "us", "is")):
+            return self._oov(lower, "NOUN")["NOUN"][0]
+        return lower
+
+    def text_key(self, text: str) -> str:
+        """The key of a word as written in a note."""
+        key = self._text_keys.get(text)
+        if key is None:
+            lower = _undotted(text.lower())
+            if len(lower) <= 2 and text == lower and lower.isalpha():
+                key = _LOWER_SHORT + lower
+            elif len(text) >= 3 and text.endswith("s") and text[:-1].isupper():
+                key = lower[:-1]  # plural of an abbreviation: "UTIs", "PVCs"
+            else:
+                key = self.lemma(lower)
+            if len(self._text_keys) < 200_000:
+                self._text_keys[text] = key
+        return key
+
+    def term_key(self, text: str) -> str:
+        """The key of a word of a target term (terms are often lower-cased already)."""
+        key = self._term_keys.get(text)
+        if key is None:
+            key = self._term_keys[text] = self.lemma(_undotted(text.lower()))
+        return key
+
+    def keyed(self, doc: Doc, vocab: Vocab) -> KeyedDoc:
+        words: list[str] = []
+        positions: list[int] = []
+        for token in doc:
+            if token.is_space or token.text in JOINERS:
+                continue
+            words.append(self.text_key(token.text))
+            positions.append(token.i)
+        return KeyedDoc(Doc(vocab, words=words, spaces=[False] * len(words)), tuple(positions))
+
+    def term_words(self, tokens: list[str]) -> list[str]:
+        return [self.term_key(t) for t in tokens if t.strip() and t not in JOINERS]
