@@ -4,8 +4,7 @@ cues whose scope reaches it. benchmarks/bench_nlp.py measures the times."""
 
 from __future__ import annotations
 
-import medeventgraph.nlp.context as context
-from medeventgraph.nlp import TargetTerm
+from medeventgraph.nlp import TargetTerm, context
 from medeventgraph.nlp.sentences import MAX_SENTENCE_TOKENS
 from medeventgraph.occurrence import Kind
 
