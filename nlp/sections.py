@@ -23,7 +23,8 @@ class SectionSpan:
 
 
 def add_sectionizer(nlp: Language) -> None:
-    """Headings must start a line; header and body start new sentences; no span attributes."""
+    """Headings must start a line (or be run in, see `starts_a_heading`); header and body start
+    new sentences; no span attributes."""
     sectionizer = nlp.add_pipe(
         "medspacy_sectionizer",
         config={
@@ -34,6 +35,29 @@ def add_sectionizer(nlp: Language) -> None:
         },
     )
     sectionizer.add(section_rules())
+    # The sectionizer's start-of-line filter, widened to run-in capital headings.
+    sectionizer.filter_start_lines = lambda doc, matches: [m for m in matches if starts_a_heading(doc, m[1], m[2])]
+
+
+_RUN_IN_AFTER = frozenset({",", ".", ";"})
+
+
+def starts_a_heading(doc: Doc, start: int, end: int) -> bool:
+    """A heading starts a line, or is a title in capitals ending in ':' right after a comma or
+    full stop: MTSamples and other exports flatten line breaks ("... no rashes.,PAST MEDICAL
+    HISTORY: , Asthma."), and a capitalised 'TITLE:' mid-line is a heading in dictated reports."""
+    if start == 0 or "\n" in doc[start - 1].text or "\r" in doc[start - 1].text:
+        return True
+    if doc[start - 1].text.endswith("\n"):
+        return True
+    title = doc[start:end]
+    words = [t.text for t in title if t.is_alpha]
+    if not words or not all(w.isupper() for w in words) or title[-1].text != ":":
+        return False
+    before = doc[start - 1]
+    if before.is_space and start >= 2:
+        before = doc[start - 2]
+    return before.text in _RUN_IN_AFTER
 
 
 def doc_sections(doc: Doc) -> tuple[SectionSpan, ...]:

@@ -142,3 +142,30 @@ def test_capital_heading_run_into_its_text(pipeline):
 def test_a_day_history_is_not_a_past_event(pipeline):
     (m,) = only_mention(pipeline, "She presents with a two-day history of acute kidney injury.", AKI)
     assert m.assertion == Assertion()
+
+
+# MTSamples report mts-3851 (sample transcriptions, CC0 per the Kaggle redistributor
+# tboyle10/medicaltranscriptions; see ../shared/data/mtsamples/SOURCES.md), copied verbatim:
+# the export flattens line breaks, so headings run in after ".,".
+MTS_3851 = ("No rashes have been seen.,PAST MEDICAL HISTORY: , As noted above.  No hospitalizations, surgeries, "
+            "allergies.,MEDICATIONS: , Xopenex.,IMMUNIZATIONS:,  Up-to-date.,BIRTH HISTORY:,  The child was full "
+            "term, no complications, home with mom.  No surgeries.,FAMILY HISTORY: , Negative.,SOCIAL HISTORY: , "
+            "No smokers or pets in the home.")
+
+
+def test_run_in_headings_of_a_flattened_report(pipeline):
+    terms = [TargetTerm("hospitalization", "hospitalization", None, "query"),
+             TargetTerm("Xopenex", "levalbuterol", Kind.MEDICATION, "query"),
+             TargetTerm("smoker", "tobacco use", None, "query")]
+    got = {m.extra_value("literal"): (m.source.section, m.assertion) for m in only_mention(pipeline, MTS_3851, *terms)}
+    assert got == {
+        "hospitalizations": ("past_medical_history", Assertion(negated=True, historical=True)),
+        "Xopenex": ("medications", Assertion()),
+        "smokers": ("social_history", Assertion(negated=True, historical=True)),
+    }
+
+
+
+def test_a_capital_word_before_a_colon_mid_sentence_is_not_a_heading(pipeline):
+    (m,) = only_mention(pipeline, "Discussed with her the PLAN: acute kidney injury work-up today.", AKI)
+    assert (m.source.section, m.assertion) == (None, Assertion())
