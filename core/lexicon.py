@@ -13,9 +13,9 @@ from importlib import resources
 from pathlib import Path
 
 import orjson
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
-__all__ = ["ExpandedTerm", "Lexicon", "LexiconConcept", "load_lexicon", "normalize_text"]
+__all__ = ["AmbiguousForm", "ExpandedTerm", "Lexicon", "LexiconConcept", "load_lexicon", "normalize_text"]
 
 _SPACE = re.compile(r"\s+")
 _PUNCT = re.compile(r"[^\w\s/+.-]")
@@ -48,11 +48,27 @@ class _ClassModel(BaseModel):
     synonyms: list[str]
 
 
+class AmbiguousForm(BaseModel):
+    """A short form that names several things ("PE": pulmonary embolism, physical examination)."""
+
+    form: str
+    senses: list[str] = Field(min_length=2)
+
+
 class _LexiconFile(BaseModel):
     version: int
     about: str = ""
     concepts: list[LexiconConcept]
     classes: list[_ClassModel]
+    ambiguous: list[AmbiguousForm] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _ambiguous_forms_name_no_concept(self) -> _LexiconFile:
+        forms = {normalize_text(a.form) for a in self.ambiguous}
+        clash = sorted(forms & {normalize_text(s) for c in self.concepts for s in c.synonyms})
+        if clash:
+            raise ValueError(f"ambiguous short forms listed as a concept synonym: {clash}")
+        return self
 
 
 @dataclass(frozen=True)
@@ -82,6 +98,12 @@ class Lexicon:
         self._class_by_synonym = {
             normalize_text(s): cls.id for cls in data.classes for s in cls.synonyms + [cls.id]
         }
+        self._ambiguous = {normalize_text(a.form): tuple(a.senses) for a in data.ambiguous}
+
+    def senses(self, text: str) -> tuple[str, ...]:
+        """The things an ambiguous short form may name (empty: it is not ambiguous). Such a form
+        expands to nothing and is no note target: without context it binds no sense."""
+        return self._ambiguous.get(normalize_text(text), ())
 
     def expand(self, text: str, kind: str | None = None) -> ExpandedTerm:
         norm = normalize_text(text)

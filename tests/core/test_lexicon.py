@@ -1,0 +1,70 @@
+"""The lexicon: brand and generic names, clinical abbreviations, and short forms that bind no sense."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import orjson
+import pytest
+from medeventgraph.core.index import _target_terms
+from medeventgraph.core.lexicon import load_lexicon
+from pydantic import ValidationError
+
+from ..nlp.conftest import make_note
+
+LEXICON = load_lexicon()
+
+
+@pytest.mark.parametrize(
+    ("written", "concept"),
+    [("Coumadin", "warfarin"), ("Cardizem", "diltiazem"), ("Flagyl", "metronidazole"), ("Zosyn", "piperacillin"),
+     ("pip/tazo", "piperacillin"), ("Lasix", "furosemide"), ("Levaquin", "levofloxacin"), ("Rocephin", "ceftriaxone"),
+     ("Vanc", "vancomycin"), ("Lovenox", "enoxaparin"), ("Heparin gtt", "heparin"), ("Protonix", "pantoprazole"),
+     ("Zofran", "ondansetron"), ("Tylenol", "acetaminophen"), ("Motrin", "ibuprofen"), ("Toradol", "ketorolac"),
+     ("Lopressor", "metoprolol"), ("Norvasc", "amlodipine"), ("Keflex", "cephalexin"),
+     ("Bactrim", "sulfamethoxazole-trimethoprim"), ("Cipro", "ciprofloxacin"), ("Augmentin", "amoxicillin-clavulanate"),
+     ("AKI", "acute kidney injury"), ("CKD", "chronic kidney disease"), ("MI", "myocardial infarction"),
+     ("DVT", "deep vein thrombosis"), ("GI bleed", "bleeding"), ("SOB", "dyspnea"), ("HTN", "hypertension"),
+     ("Cr", "creatinine"), ("BUN", "urea nitrogen"), ("SBP", "systolic blood pressure"), ("CHF", "heart failure"),
+     ("COPD", "chronic obstructive pulmonary disease"), ("UTI", "urinary tract infection")],
+)
+def test_names_clinicians_write(written, concept):
+    assert LEXICON.expand(written).concepts == (concept,)
+
+
+@pytest.mark.parametrize("form", ["PE", "MS", "ARF", "RA"])
+def test_ambiguous_short_forms_bind_nothing(form):
+    assert len(LEXICON.senses(form)) >= 2
+    assert LEXICON.expand(form).concepts == ()
+    assert form.lower() not in {s.lower() for s, _, _ in LEXICON.all_terms()}
+
+
+def test_an_ambiguous_form_listed_as_a_synonym_is_rejected(tmp_path):
+    raw = orjson.loads(resources.files("medeventgraph.core").joinpath("resources/lexicon.json").read_bytes())
+    raw["ambiguous"].append({"form": "aki", "senses": ["acute kidney injury", "something else"]})
+    path = tmp_path / "lexicon.json"
+    path.write_bytes(orjson.dumps(raw))
+    with pytest.raises(ValidationError, match="aki"):
+        load_lexicon(path)
+
+
+def test_notes_bind_brand_names_and_abbreviations(note_pipeline):
+    terms = _target_terms(LEXICON, [])
+    text = ("Pt was started on Zosyn overnight and became hypotensive this AM, SBP 80s.\n"
+            "h/o GI bleed while on Coumadin.\nCr bumped to 2.3 two days after vanc was begun.")
+    found = {(text[m.source.start:m.source.end], m.concept.text, m.assertion.historical)
+             for m in note_pipeline.mentions([make_note(text)], terms)}
+    assert {("Zosyn", "piperacillin", False), ("SBP", "systolic blood pressure", False),
+            ("GI bleed", "bleeding", True), ("Coumadin", "warfarin", True), ("Cr", "creatinine", False),
+            ("vanc", "vancomycin", False), ("hypotensive", "hypotension", False)} <= found
+
+
+def test_an_ambiguous_form_binds_only_where_the_note_defines_it(note_pipeline):
+    terms = _target_terms(LEXICON, [])
+    undefined = "PE: lungs clear. PE ruled out."
+    assert [m for m in note_pipeline.mentions([make_note(undefined, "u")], terms)
+            if undefined[m.source.start:m.source.end] == "PE"] == []
+    defined = "CT negative for pulmonary embolism (PE). Later, PE was ruled out again."
+    pe = [m for m in note_pipeline.mentions([make_note(defined, "d")], terms)
+          if defined[m.source.start:m.source.end] == "PE"]
+    assert [(m.concept.text, m.assertion.negated) for m in pe] == [("pulmonary embolism", True)]
