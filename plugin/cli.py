@@ -1,4 +1,4 @@
-"""`medeventgraph` command line: verify, timeline, schema, serve, eval, screen.
+"""`medeventgraph` command line: verify, timeline, notes, schema, serve, eval, screen.
 
 Input problems are printed as FHIR OperationOutcome JSON on stderr with exit status 2;
 in a batch, a bad query becomes an error line and the batch goes on.
@@ -47,6 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
     inputs(t)
     t.add_argument("--kind", action="append", help="only these kinds (medication, lab, condition, ...)")
     t.add_argument("--format", choices=["table", "json"], default="table")
+
+    from medeventgraph.cli_notes import add_notes_parser
+
+    add_notes_parser(sub)
 
     s = sub.add_parser("schema", help="print a JSON Schema")
     s.add_argument("which", choices=["query", "verdict"])
@@ -100,6 +104,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from medeventgraph.screen.cli import screen_command
 
             return screen_command(args, settings)
+        if args.command == "notes":
+            from medeventgraph.cli_notes import run_notes
+
+            return run_notes(args, settings)
         from medeventgraph.cli_commands import timeline, verify_batch, verify_one
 
         if args.command == "timeline":
