@@ -1,6 +1,7 @@
 """Benchmark the note pipeline on every Synthea note: splitters, cold vs cached, notes/s and words/s.
 
     .venv/bin/python benchmarks/bench_nlp.py [--data ../shared/data/synthea] [--runs 5] [--out results/nlp_bench.json]
+                                             [--baseline 2c3e502] [--quick]
 
 Measures, each as the median of repeated runs (runs of the two splitters interleaved, so their
 ratio comes from the same run conditions):
@@ -8,15 +9,26 @@ ratio comes from the same run conditions):
   splitter (spaCy sentencizer + line-break boundaries + sectionizer boundaries), and how far
   their sentences agree;
 - the whole `NotePipeline.mentions` over all DocumentReference and DiagnosticReport notes:
-  cold (fresh pipeline, empty cache) and cached (same call again: no NLP re-run).
+  cold (fresh pipeline, empty cache) and cached (same call again: no NLP re-run);
+- the same for the pipeline of the `--baseline` commit (the one before real-text matching, the
+  scispacy detector and per-sentence ConText), run from `git archive` of that commit in a
+  subprocess on the same notes, and for vanilla medspaCy (`medspacy.load()` with the same
+  phrases as TargetRules; it has no cache, so only cold), with words/s ratios to the baseline;
+- linear time: unpunctuated text of 20k, 40k and 80k characters ("acute kidney injury "
+  repeated, and the same as the paragraphs an HTML page strips to), with the 80k/20k ratio.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
+import shutil
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -29,6 +41,8 @@ from medeventgraph.nlp.sentences import add_sentence_splitter
 from medeventgraph.occurrence import Kind, NoteDocument
 
 REPO = Path(__file__).resolve().parents[1]
+BASELINE = "2c3e502"  # main before the real-text note work (issue #11 items 1, 2, 7; issue #10 linear time)
+LINEAR_SIZES = (20_000, 40_000, 80_000)
 TERMS = (
     TargetTerm("stress", "stress", Kind.CONDITION, "record"),
     TargetTerm("lisinopril", "lisinopril", Kind.MEDICATION, "query"),
@@ -79,14 +93,143 @@ def rate(count: int, seconds: float) -> float:
     return round(count / seconds, 1)
 
 
+def pipeline_cold_cached(documents: list[NoteDocument], runs: int) -> dict:
+    """`NotePipeline.mentions` over all notes: cold (fresh pipeline) and cached (same call again)."""
+    cold, cached, counts, cold_cpu, cached_cpu = [], [], [], [], []
+    words_all = sum(len(t.text.split()) for d in documents for t in d.texts)
+    n_notes = sum(len(d.texts) for d in documents)
+    for _ in range(runs):
+        pipeline = NotePipeline()
+        cold.append(timed(lambda p=pipeline: counts.append(len(p.mentions(documents, TERMS)))))
+        cold_cpu.append(CPU[-1])
+        cached.append(timed(lambda p=pipeline: p.mentions(documents, TERMS)))
+        cached_cpu.append(CPU[-1])
+
+    def part(walls: list[float], cpus: list[float]) -> dict:
+        return {"median_seconds": round(statistics.median(walls), 3),
+                "median_cpu_seconds": round(statistics.median(cpus), 3),
+                "notes_per_s": rate(n_notes, statistics.median(walls)),
+                "words_per_s": rate(words_all, statistics.median(walls)),
+                "words_per_cpu_s": rate(words_all, statistics.median(cpus))}
+
+    return {"terms": len(TERMS), "mentions": counts[0], "runs": runs,
+            "cold": part(cold, cold_cpu), "cached": part(cached, cached_cpu),
+            "cold_over_cached_ratio": round(statistics.median(cold) / statistics.median(cached), 1)}
+
+
+def vanilla_medspacy(documents: list[NoteDocument], runs: int) -> dict:
+    """medspaCy out of the box (PyRuSH, TargetMatcher, ConText) on the same notes and phrases."""
+    from medspacy.target_matcher import TargetRule
+
+    texts = [t.text for d in documents for t in d.texts]
+    words_all = sum(len(t.split()) for t in texts)
+    walls, cpus, ents = [], [], []
+    for _ in range(runs):
+        nlp = medspacy.load()
+        nlp.get_pipe("medspacy_target_matcher").add([TargetRule(t.literal, t.concept) for t in TERMS])
+        walls.append(timed(lambda nlp=nlp: ents.append(sum(len(nlp(t).ents) for t in texts))))
+        cpus.append(CPU[-1])
+    return {"mentions": ents[0], "runs": runs,
+            "cold": {"median_seconds": round(statistics.median(walls), 3),
+                     "median_cpu_seconds": round(statistics.median(cpus), 3),
+                     "words_per_s": rate(words_all, statistics.median(walls)),
+                     "words_per_cpu_s": rate(words_all, statistics.median(cpus))},
+            "note": "no cache: every call re-runs the whole pipeline"}
+
+
+def baseline_tree(commit: str, into: Path) -> Path:
+    """The package tree of `commit` (git archive), laid out as the installed `medeventgraph`."""
+    src = into / "src"
+    src.mkdir()
+    archive = subprocess.run(["git", "archive", commit, "plugin", "nlp", "core", "fhir_adapters"], cwd=REPO,
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+    root = into / "pkg" / "medeventgraph"
+    shutil.copytree(src / "plugin", root)
+    for sub in ("nlp", "core", "fhir_adapters"):
+        shutil.copytree(src / sub, root / sub)
+    return into / "pkg"
+
+
+def baseline_pipeline(commit: str, data: Path, runs: int, limit: int | None) -> dict:
+    """`pipeline_cold_cached` for the pipeline of `commit`, in a subprocess importing that tree."""
+    with tempfile.TemporaryDirectory() as tmp:
+        pkg = baseline_tree(commit, Path(tmp))
+        env = {**os.environ, "PYTHONPATH": str(pkg)}
+        cmd = [sys.executable, __file__, "--worker", "--data", str(data), "--runs", str(runs)]
+        if limit:
+            cmd += ["--limit", str(limit)]
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    result["commit"] = commit
+    return result
+
+
+def linear_texts(size: int) -> dict[str, str]:
+    phrase = "acute kidney injury "
+    return {"repeated_phrase": (phrase * (size // len(phrase) + 1))[:size],
+            "html_paragraphs": ("acute kidney injury\n" * (size // len(phrase) + 1))[:size]}
+
+
+def linear_time(runs: int) -> dict:
+    """Seconds per size of unpunctuated text (fresh cache each time) and the 80k/20k ratio."""
+    from medeventgraph.occurrence import EventTime, Granularity, NoteText, TimeType
+
+    pipeline = NotePipeline(max_note_chars=max(LINEAR_SIZES) + 1, cache_size=0)
+    term = [TargetTerm("acute kidney injury", "acute kidney injury", Kind.CONDITION, "query")]
+    when = EventTime(start=None, type=TimeType.DOCUMENTATION, granularity=Granularity.UNKNOWN)
+    out: dict = {}
+    for kind in ("repeated_phrase", "html_paragraphs"):
+        seconds = {}
+        for size in LINEAR_SIZES:
+            note = NoteDocument("DocumentReference", f"{kind}-{size}", "Patient/bench", None, when,
+                                (NoteText(0, "text/plain", linear_texts(size)[kind]),))
+            seconds[size] = statistics.median(timed(lambda n=note: pipeline.mentions([n], term))
+                                              for _ in range(runs))
+        out[kind] = {"seconds": {str(k): round(v, 3) for k, v in seconds.items()},
+                     "ratio_40k_over_20k": round(seconds[40_000] / seconds[20_000], 2),
+                     "ratio_80k_over_20k": round(seconds[80_000] / seconds[20_000], 2)}
+    out["target"] = "80k <= 5x 20k (linear: 4x)"
+    return out
+
+
+def throughput_section(data: Path, runs: int, baseline: str | None, limit: int | None = None) -> dict:
+    """Words/s cold and cached: this pipeline, the baseline commit's, vanilla medspaCy; linear time."""
+    documents = load_notes(data)[:limit]
+    current = pipeline_cold_cached(documents, runs)
+    out: dict = {"notes": sum(len(d.texts) for d in documents),
+                 "words": sum(len(t.text.split()) for d in documents for t in d.texts),
+                 "current": current, "medspacy_vanilla": vanilla_medspacy(documents, max(1, runs - 1))}
+    if baseline:
+        base = baseline_pipeline(baseline, data, runs, limit)
+        out["baseline"] = base
+        out["current_over_baseline_words_per_s"] = {
+            part: round(current[part]["words_per_s"] / base[part]["words_per_s"], 3) for part in ("cold", "cached")}
+        out["current_over_baseline_words_per_cpu_s"] = {
+            part: round(current[part]["words_per_cpu_s"] / base[part]["words_per_cpu_s"], 3)
+            for part in ("cold", "cached")}
+        out["target"] = "current >= 0.75 x baseline words/s (no more than 25 % slower)"
+    out["linear_time"] = linear_time(max(1, runs // 2))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "synthea")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--out", type=Path, default=REPO / "results" / "nlp_bench.json")
+    parser.add_argument("--baseline", default=BASELINE, help="commit whose pipeline is the baseline ('' for none)")
+    parser.add_argument("--quick", action="store_true", help="smoke: 40 notes, 1 run")
+    parser.add_argument("--limit", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)  # baseline subprocess
     args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(pipeline_cold_cached(load_notes(args.data)[:args.limit], args.runs)))
+        return
+    if args.quick:
+        args.runs, args.limit = 1, 40
 
-    documents = load_notes(args.data)
+    documents = load_notes(args.data)[:args.limit]
     unique = list(dict.fromkeys(t.text for d in documents for t in d.texts))
     words_unique = sum(len(t.split()) for t in unique)
     words_all = sum(len(t.text.split()) for d in documents for t in d.texts)
@@ -137,14 +280,7 @@ def main() -> None:
         "pyrush_crossing_blank_line_or_heading": crossing_lines(rush_sents, unique),
     }
 
-    # 2. whole pipeline, cold vs cached
-    cold, cached, counts, cold_cpu, cached_cpu = [], [], [], [], []
-    for _ in range(max(3, args.runs // 2)):
-        pipeline = NotePipeline()
-        cold.append(timed(lambda p=pipeline: counts.append(len(p.mentions(documents, TERMS)))))
-        cold_cpu.append(CPU[-1])
-        cached.append(timed(lambda p=pipeline: p.mentions(documents, TERMS)))
-        cached_cpu.append(CPU[-1])
+    # 2. whole pipeline, cold vs cached; baseline commit and vanilla medspaCy; linear time
     n_notes = sum(len(d.texts) for d in documents)
     result = {
         "data": str(args.data),
@@ -153,24 +289,13 @@ def main() -> None:
         "words_all_notes": words_all,
         "words_unique_texts": words_unique,
         "runs": args.runs,
+        "quick": args.quick,
         "python": platform.python_version(),
         "spacy": spacy.__version__,
         "medspacy": medspacy.__version__,
         "sentence_splitting_unique_texts": splitters,
-        "pipeline_all_notes": {
-            "terms": len(TERMS),
-            "mentions": counts[0],
-            "cold": {"median_seconds": round(statistics.median(cold), 3),
-                     "median_cpu_seconds": round(statistics.median(cold_cpu), 3),
-                     "notes_per_s": rate(n_notes, statistics.median(cold)),
-                     "words_per_s": rate(words_all, statistics.median(cold))},
-            "cached": {"median_seconds": round(statistics.median(cached), 3),
-                       "median_cpu_seconds": round(statistics.median(cached_cpu), 3),
-                       "notes_per_s": rate(n_notes, statistics.median(cached)),
-                       "words_per_s": rate(words_all, statistics.median(cached))},
-            "cold_over_cached_ratio": round(statistics.median(cold) / statistics.median(cached), 1),
-            "note": "cold processes each distinct text once (DiagnosticReport copies share the cache entry)",
-        },
+        "throughput_all_notes": throughput_section(args.data, max(1, args.runs // 2 + 1), args.baseline or None,
+                                                   args.limit),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")

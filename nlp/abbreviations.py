@@ -9,13 +9,15 @@ that spans at most eight tokens and no bracket (scispacy ignores longer candidat
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+from scispacy.abbreviation import AbbreviationDetector
 from spacy.language import Language
 from spacy.matcher import Matcher
 from spacy.tokens import Doc
 
-__all__ = ["AbbreviationUse", "add_abbreviation_detector", "doc_abbreviations"]
+__all__ = ["AbbreviationUse", "abbreviation_detector", "add_abbreviation_detector", "doc_abbreviations"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,10 +30,30 @@ class AbbreviationUse:
     long: str
 
 
-def add_abbreviation_detector(nlp: Language) -> None:
-    from scispacy.abbreviation import AbbreviationDetector  # noqa: F401  (registers the factory)
+_CANDIDATE = re.compile(r"\(\s*[^()\s]{0,9}[A-Z][^()\s]{0,9}\s*\)|\b[A-Z][A-Za-z0-9]{1,9}\s*\(")
 
-    detector = nlp.add_pipe("abbreviation_detector")
+
+@Language.factory("medeventgraph_abbreviations")
+def make_abbreviation_detector(nlp, name):
+    """scispacy's detector, run only on notes with a candidate definition: brackets holding a
+    short word with a capital ("(AKI)", "(Hb)"), or a capital short form before brackets ("CIN
+    (contrast-induced nephropathy)"). Most notes have none (Synthea's "(disorder)" tags are not
+    candidates), and the detector runs two token matchers over every note it sees."""
+    detector = abbreviation_detector(nlp)
+
+    def detect(doc: Doc) -> Doc:
+        return detector(doc) if _CANDIDATE.search(doc.text) else doc
+
+    detect.detector = detector  # type: ignore[attr-defined]
+    return detect
+
+
+def add_abbreviation_detector(nlp: Language) -> None:
+    nlp.add_pipe("medeventgraph_abbreviations")
+
+
+def abbreviation_detector(nlp: Language) -> AbbreviationDetector:
+    detector = AbbreviationDetector(nlp)
     bounded = Matcher(nlp.vocab)
     inner = {"ORTH": {"NOT_IN": ["(", ")"]}, "OP": "{1,8}"}
     bounded.add("parenthesis", [[{"ORTH": "("}, inner, {"ORTH": ")"}]], greedy="LONGEST")
@@ -39,12 +61,15 @@ def add_abbreviation_detector(nlp: Language) -> None:
     # A pattern that never matches keeps spaCy from warning (W036) on every note that defines
     # nothing; scispacy adds and removes its per-note short forms around it.
     detector.global_matcher.add("medeventgraph_never", [[{"ORTH": "\x00"}]])
+    return detector
 
 
 def doc_abbreviations(doc: Doc) -> tuple[AbbreviationUse, ...]:
     """Uses of defined short forms in text order, leaving out the definition itself (the short
     form in brackets right after its long form) and uses inside a longer word ("pre-CIN")."""
     out = []
+    if not doc.has_extension("abbreviations"):
+        return ()
     for short in doc._.abbreviations:
         long = short._.long_form
         if long is None:

@@ -17,6 +17,7 @@ from medspacy.section_detection import SectionRule
 
 __all__ = [
     "ASSERTION_FLAGS",
+    "TITLE_END",
     "ContextRuleSpec",
     "SectionSpec",
     "context_rules",
@@ -29,6 +30,7 @@ __all__ = [
 ASSERTION_FLAGS = ("negated", "uncertain", "hypothetical", "historical", "family")
 _PACKAGE = "medeventgraph.nlp"
 _DIRECTIONS = {"FORWARD", "BACKWARD", "BIDIRECTIONAL", "TERMINATE", "PSEUDO"}
+TITLE_END = r"^(?::|--?|[ \t]*[\r\n]\s*)$"  # the token that ends a heading: ':', '-', a line break
 
 
 def _read_json(name: str) -> Any:
@@ -59,22 +61,18 @@ class SectionSpec:
         )
 
     def to_rules(self) -> list[SectionRule]:
-        """Token patterns per title (the sectionizer requires them to start a line): a markdown
-        heading ('# Title'), 'Title:' or 'Title -', the title alone on its line, and the title in
-        upper case ('PAST MEDICAL HISTORY Hypertension', as dictated reports run them in)."""
+        """Two token patterns per title (the sectionizer requires them to start a line): a markdown
+        heading ('# Title'), and the title followed by ':', '-' or a line break, or by nothing —
+        which `sections.starts_a_heading` keeps only for a title in capitals ('PAST MEDICAL
+        HISTORY Hypertension', as dictated reports run them in). Few patterns: the matcher's
+        cost grows with their number."""
         rules = []
         for title in self.titles:
-            tokens = _title_tokens(title)
-            words = [{"LOWER": w} for w in tokens]
-            upper = [{"TEXT": w.upper()} for w in tokens]
+            words = [{"LOWER": w} for w in _title_tokens(title)]
             markdown = [{"TEXT": "#", "OP": "+"}, *words, {"TEXT": ":", "OP": "?"}]
-            colon = [*words, {"TEXT": {"IN": [":", "-", "--"]}}]
-            own_line = [*words, {"IS_SPACE": True, "TEXT": {"REGEX": "\n"}}]
+            plain = [*words, {"TEXT": {"REGEX": TITLE_END}, "OP": "?"}]
             rules.append(SectionRule(literal=f"# {title}", category=self.category, pattern=markdown))
-            rules.append(SectionRule(literal=f"{title}:", category=self.category, pattern=colon))
-            rules.append(SectionRule(literal=f"{title}\n", category=self.category, pattern=own_line))
-            if len(title) >= 4:  # "CC", "HPI" in capitals start too many ordinary lines
-                rules.append(SectionRule(literal=title.upper(), category=self.category, pattern=upper))
+            rules.append(SectionRule(literal=f"{title}:", category=self.category, pattern=plain))
         return rules
 
 

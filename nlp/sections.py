@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from .rules import section_rules
+from .rules import TITLE_END, section_rules
 
 __all__ = ["SectionSpan", "add_sectionizer", "doc_sections"]
 
@@ -40,19 +41,23 @@ def add_sectionizer(nlp: Language) -> None:
 
 
 _RUN_IN_AFTER = frozenset({",", ".", ";"})
+_TITLE_END = re.compile(TITLE_END)
 
 
 def starts_a_heading(doc: Doc, start: int, end: int) -> bool:
-    """A heading starts a line, or is a title in capitals ending in ':' right after a comma or
-    full stop: MTSamples and other exports flatten line breaks ("... no rashes.,PAST MEDICAL
-    HISTORY: , Asthma."), and a capitalised 'TITLE:' mid-line is a heading in dictated reports."""
-    if start == 0 or "\n" in doc[start - 1].text or "\r" in doc[start - 1].text:
-        return True
-    if doc[start - 1].text.endswith("\n"):
-        return True
+    """A heading is a title ending in ':', '-' or a line break that starts a line; a title in
+    capitals may also run into its text ('FAMILY HISTORY Negative'). A title in capitals ending
+    in ':' right after a comma or full stop is a heading too: MTSamples and other exports flatten
+    line breaks ("... no rashes.,PAST MEDICAL HISTORY: , Asthma.")."""
     title = doc[start:end]
     words = [t.text for t in title if t.is_alpha]
-    if not words or not all(w.isupper() for w in words) or title[-1].text != ":":
+    capitals = bool(words) and all(w.isupper() for w in words)
+    ended = _TITLE_END.match(title[-1].text) is not None and not title[-1].is_alpha
+    if not ended and not capitals and title[0].text != "#":
+        return False
+    if start == 0 or "\n" in doc[start - 1].text or "\r" in doc[start - 1].text:
+        return True
+    if not capitals or title[-1].text != ":":
         return False
     before = doc[start - 1]
     if before.is_space and start >= 2:

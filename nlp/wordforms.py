@@ -55,6 +55,8 @@ class WordForms:
 
         self._lemmas = lemminflect.getAllLemmas
         self._oov = lemminflect.getAllLemmasOOV
+        self._lemmas("rashes")  # its tables load on first use (~1 s): here, not in the first note
+        self._oov("utis", "NOUN")
         self._text_keys: dict[str, str] = {}
         self._term_keys: dict[str, str] = {}
 

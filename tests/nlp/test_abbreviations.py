@@ -42,7 +42,7 @@ def test_many_brackets_stay_linear(pipeline):
     """scispacy's own bracket pattern yields a match per pair of brackets; ours at most one per '('."""
     text = "(a) " * 300 + "acute kidney injury (AKI). AKI."
     doc = pipeline.nlp(text)
-    detector = pipeline.nlp.get_pipe("abbreviation_detector")
+    detector = pipeline.nlp.get_pipe("medeventgraph_abbreviations").detector
     assert len(detector.matcher(doc)) <= text.count("(")
     assert [u.short for u in doc_abbreviations(doc)] == ["AKI"]
 
