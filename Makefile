@@ -41,6 +41,7 @@ test: venv $(DENSE_STAMP) fhir-test-server
 # `python -m medeventgraph.evaluation --freeze` (writes core/resources/thresholds.json).
 eval: venv
 	$(BIN)/python -m medeventgraph.evaluation --out results
+	$(BIN)/python benchmarks/eval_assertions.py --out results
 
 # Performance benchmarks: results/bench.json, results/BENCH.md
 bench: venv

@@ -83,6 +83,9 @@ def medspacy_predict() -> Callable[[Row], frozenset[str] | None]:
     import medspacy
     from medspacy.target_matcher import TargetMatcher, TargetRule
 
+    from medeventgraph.nlp.sentences import silence_pyrush
+
+    silence_pyrush()  # PyRuSH logs every token at debug level: not the pipeline's work
     nlp = medspacy.load()
     names = [name for name in nlp.pipe_names if name != "medspacy_target_matcher"]
     context = nlp.get_pipe("medspacy_context")

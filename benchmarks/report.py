@@ -275,7 +275,12 @@ def _md(r: dict[str, Any], files: list[str]) -> str:
 
 def write_report(result: dict[str, Any], out: Path) -> None:
     files = _plots(result, out)
-    (out / "BENCH.md").write_text(_md(result, files))
+    text = _md(result, files)
+    if "nlp" in result:
+        from bench_nlp import markdown_section
+
+        text = text.rstrip("\n") + "\n\n" + markdown_section(result["nlp"])
+    (out / "BENCH.md").write_text(text)
 
 
 if __name__ == "__main__":

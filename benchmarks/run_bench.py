@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 from common import REPO, default_data_dir, patient_bundles
 
-SECTIONS = ("ingest", "notes", "query", "hook", "growth", "html", "soak")
+SECTIONS = ("ingest", "notes", "nlp", "query", "hook", "growth", "html", "soak")
 
 
 def _git_commit() -> str:
@@ -85,6 +85,12 @@ def main(argv: list[str] | None = None) -> int:
 
         print("notes")
         result["notes"] = bench_notes(args.data, target, max(1, min(repeats, 3)), only_bundle=args.quick)
+    if "nlp" in args.only:
+        from bench_nlp import BASELINE, throughput_section
+
+        print("nlp")
+        result["nlp"] = throughput_section(args.data / "synthea", max(1, min(repeats, 3)), BASELINE,
+                                           limit=40 if args.quick else None)
     if "query" in args.only:
         result["query"] = _query_section(target, repeats)
     if "hook" in args.only:

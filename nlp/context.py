@@ -19,6 +19,7 @@ from pathlib import Path
 import medspacy
 from medeventgraph.occurrence import Assertion
 from medspacy.common.medspacy_matcher import MedspacyMatcher
+from medspacy.common.util import prune_overlapping_matches
 from medspacy.context import ConTextGraph, ConTextModifier, ConTextRule
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -64,7 +65,7 @@ class ModifierFinder:
     """Finds ConText modifiers in a doc (medspaCy default rules + nlp/resources/context_rules.json)."""
 
     def __init__(self, nlp: Language) -> None:
-        self._matcher = MedspacyMatcher(nlp, name="medeventgraph_context", phrase_matcher_attr="LOWER", prune=True)
+        self._matcher = MedspacyMatcher(nlp, name="medeventgraph_context", phrase_matcher_attr="LOWER", prune=False)
         rules = [*_default_rules(), *context_rules()]
         self._matcher.add(rules)
         self._by_literal = {r.literal.lower(): r for r in rules}
@@ -76,7 +77,7 @@ class ModifierFinder:
         the whole note linear (sentences are capped in length, see sentences.py)."""
         sent_start = sentence_starts(doc)
         by_sentence: dict[int, list[ConTextModifier]] = {}
-        for match_id, start, end in self._matcher(doc):
+        for match_id, start, end in self._pruned(self._matcher(doc)):
             rule = self._matcher.rule_map[self._vocab.strings[match_id]]
             first = sent_start[end - 1]
             if start < first:
@@ -94,6 +95,21 @@ class ModifierFinder:
             out.extend(ScopedModifier(m.rule, m.modifier_span[0], m.modifier_span[1], *m.scope_span)
                        for m in modifiers)
         return tuple(out)
+
+
+    def _pruned(self, matches: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+        """Longest cue wins (medspaCy's pruning); of two cues on the same words, ours wins, so
+        a rule in nlp/resources can refine a default one ("no history of" is also historical)."""
+        best: dict[tuple[int, int], tuple[int, int, int]] = {}
+        for match in matches:
+            span = (match[1], match[2])
+            if span not in best or self._ours(match[0]):
+                best[span] = match
+        return prune_overlapping_matches(list(best.values()))
+
+    def _ours(self, match_id: int) -> bool:
+        metadata = self._matcher.rule_map[self._vocab.strings[match_id]].metadata or {}
+        return metadata.get("source") == "medeventgraph"
 
 
 def sentence_starts(doc: Doc) -> list[int]:
@@ -146,6 +162,7 @@ def _flags(doc: Doc, target: Span, near: Sequence[ScopedModifier]) -> frozenset[
         flag = CATEGORY_FLAGS.get(modifier.category.upper())
         if flag is not None and modifier.direction.upper() not in ("PSEUDO", "TERMINATE"):
             flags.add(flag)
+            flags.update((modifier.rule.metadata or {}).get("also", ()))
     return frozenset(flags)
 
 

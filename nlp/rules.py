@@ -102,10 +102,14 @@ class ContextRuleSpec:
     category: str
     direction: str
     pattern: tuple[dict[str, Any], ...] | None = None
+    also: tuple[str, ...] = ()  # flags the cue sets besides its category's ("no history of": historical)
 
     def __post_init__(self) -> None:
         if self.direction.upper() not in _DIRECTIONS:
             raise ValueError(f"context rule {self.literal!r}: bad direction {self.direction}")
+        bad = [flag for flag in self.also if flag not in ASSERTION_FLAGS]
+        if bad:
+            raise ValueError(f"context rule {self.literal!r}: unknown flags in 'also': {bad}")
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ContextRuleSpec:
@@ -115,11 +119,13 @@ class ContextRuleSpec:
             category=str(data["category"]).upper(),
             direction=str(data["direction"]).upper(),
             pattern=tuple(pattern) if pattern else None,
+            also=tuple(str(a) for a in data.get("also", ())),
         )
 
     def to_rule(self) -> ConTextRule:
         pattern = [dict(p) for p in self.pattern] if self.pattern else None
-        return ConTextRule(self.literal, self.category, pattern=pattern, direction=self.direction)
+        metadata = {"also": list(self.also), "source": "medeventgraph"}
+        return ConTextRule(self.literal, self.category, pattern=pattern, direction=self.direction, metadata=metadata)
 
 
 @cache

@@ -24,8 +24,12 @@ def test_quick_bench_writes_json_and_report(shared_data: Path, tmp_path: Path) -
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads((tmp_path / "bench.json").read_text())
     assert result["quick"] is True and result["repeats"] == 1
-    for section in ("ingest", "notes", "query", "hook", "growth", "html", "soak"):
+    for section in ("ingest", "notes", "nlp", "query", "hook", "growth", "html", "soak"):
         assert section in result, section
+    for pipeline in ("current", "baseline", "medspacy_vanilla"):
+        assert "words_per_s" in result["nlp"][pipeline]["cold"], pipeline
+    assert {"cold", "cached"} <= set(result["nlp"]["current_over_baseline_words_per_s"])
+    assert "ratio_4x" in result["nlp"]["linear_time"]["html_paragraphs"]
     row = result["ingest"][0]
     for stage in ("parse", "ingest", "build", "ingest_and_build"):
         assert {"median", "min", "max"} <= set(row[stage]["seconds"])
@@ -44,6 +48,7 @@ def test_quick_bench_writes_json_and_report(shared_data: Path, tmp_path: Path) -
     assert "peak_memory_mb" in rows[0] and "build" in rows[1]["ratio_to_1x"]
     report = (tmp_path / "BENCH.md").read_text()
     assert "## Targets" in report and "bench_growth.png" in report
+    assert "## Note NLP throughput" in report
     assert (tmp_path / "bench_growth.png").stat().st_size > 0
     assert {"80000", "1000000"} <= set(result["html"]["shapes"]["paragraphs"]["ratio_to_20k"])
     soak = result["soak"]
