@@ -40,15 +40,15 @@ def add_sectionizer(nlp: Language) -> None:
     sectionizer.filter_start_lines = lambda doc, matches: [m for m in matches if starts_a_heading(doc, m[1], m[2])]
 
 
-_RUN_IN_AFTER = frozenset({",", ".", ";"})
+_RUN_IN_AFTER = frozenset({",", ".", ";", ":"})
 _TITLE_END = re.compile(TITLE_END)
 
 
 def starts_a_heading(doc: Doc, start: int, end: int) -> bool:
     """A heading is a title ending in ':', '-' or a line break that starts a line; a title in
     capitals may also run into its text ('FAMILY HISTORY Negative'). A title in capitals ending
-    in ':' right after a comma or full stop is a heading too: MTSamples and other exports flatten
-    line breaks ("... no rashes.,PAST MEDICAL HISTORY: , Asthma.")."""
+    in ':' right after a comma, full stop, colon or a run of spaces is a heading too: MTSamples and
+    other exports flatten line breaks ("... no rashes.,PAST MEDICAL HISTORY: , Asthma.")."""
     title = doc[start:end]
     words = [t.text for t in title if t.is_alpha]
     capitals = bool(words) and all(w.isupper() for w in words)
@@ -60,8 +60,10 @@ def starts_a_heading(doc: Doc, start: int, end: int) -> bool:
     if not capitals or title[-1].text != ":":
         return False
     before = doc[start - 1]
-    if before.is_space and start >= 2:
-        before = doc[start - 2]
+    if before.is_space:
+        # A run of spaces is where dictated reports put line breaks once flattened ("…LATERAL
+        # HISTORY:  PNEUMONIA"): spaCy keeps a single space on the word, so this token is 2+.
+        return True
     return before.text in _RUN_IN_AFTER
 
 
