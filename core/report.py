@@ -148,8 +148,9 @@ def _qualifiers(bundle: EvidenceBundle, pair: tuple[str, ...]) -> str:
         if asked and item.action:
             notes.append(f"{occ} {item.action}" + (" (time of the result)" if item.action == "resulted" else ""))
         if item.time.type is TimeType.ENCOUNTER_BOUNDED:
+            end = format_time(item.time.end) if item.time.end else "an open end"
             notes.append(f"{occ} has no time of its own: within its encounter {format_time(item.time.start)}"
-                         f" to {format_time(item.time.end)}")
+                         f" to {end}")
     return "; " + "; ".join(notes) if notes else ""
 
 

@@ -7,7 +7,7 @@ that bound can make "A before B" compatible (T before B), but a bounded-only tim
 counts as resolved, so it cannot refute.
 
 An encounter-bounded time (no time of its own, only its encounter's period) is one window
-for both ends, the whole period: two such items in different, non-overlapping encounters are
+for both ends, the whole period (open-ended while the encounter is): two such items in different, non-overlapping encounters are
 ordered by them (and can refute), within one encounter their order stays unknown.
 """
 
@@ -65,7 +65,7 @@ def _window(dt: datetime, t: EventTime) -> Window:
 def span_of(time: EventTime, documented: EventTime | None = None, open_end: bool = False) -> Span | None:
     """The windows an item's interval can occupy, or None when nothing bounds it."""
     if time.type is TimeType.ENCOUNTER_BOUNDED and time.resolved and time.start is not None:
-        inside = Window(time.start, _window(time.end or time.start, time).hi)
+        inside = Window(time.start, MAX_TIME if time.end is None else _window(time.end, time).hi)
         return Span(inside, inside, True)
     if time.resolved and time.start is not None:
         start = _window(time.start, time)

@@ -15,8 +15,8 @@ __all__ = ["admissions", "bound_by_encounter_end", "encounter_bounds", "within_a
 
 
 def encounter_bounds(resources: dict[str, dict[str, Any]], owner: dict[str, str]) -> dict[str, EventTime]:
-    """Encounter key -> its closed period as an ENCOUNTER_BOUNDED time, for whatever in it
-    has no time of its own."""
+    """Encounter key -> its period as an ENCOUNTER_BOUNDED time (open-ended while the
+    encounter is), for whatever in it has no time of its own."""
     out: dict[str, EventTime] = {}
     for key, res in resources.items():
         if key.startswith("Encounter/") and key in owner:
@@ -40,7 +40,7 @@ def admissions(resources: dict[str, dict[str, Any]], index: ReferenceIndex,
     for key, bound in bounds.items():
         part = index.resolve(resources[key].get("partOf"))
         outer = bounds.get(part) if part is not None else None
-        if outer is not None and bound.start < outer.end and outer.start < bound.end:  # type: ignore[operator]
+        if outer is not None and _overlap(bound, outer):
             parent[key] = part  # type: ignore[assignment]
     out: dict[str, str] = {}
     for key in parent:
@@ -50,6 +50,12 @@ def admissions(resources: dict[str, dict[str, Any]], index: ReferenceIndex,
             seen.add(root)
         out[key] = root
     return out
+
+
+def _overlap(a: EventTime, b: EventTime) -> bool:
+    """Strict overlap of two periods; an open end runs on."""
+    assert a.start is not None and b.start is not None
+    return (b.end is None or a.start < b.end) and (a.end is None or b.start < a.end)
 
 
 def within_admission(occurrences: list[Occurrence], admission: dict[str, str]) -> list[Occurrence]:

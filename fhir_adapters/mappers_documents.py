@@ -15,6 +15,7 @@ from medeventgraph.fhir_adapters.notes import decode_attachment, html_to_text
 from medeventgraph.fhir_adapters.times import instant_time
 from medeventgraph.occurrence import (
     EventTime,
+    Granularity,
     Kind,
     NoteDocument,
     NoteText,
@@ -38,6 +39,14 @@ def _texts(ctx: MapContext, attachments: list[tuple[int, Any]], field: str) -> t
         if text is not None:
             out.append(text)
     return tuple(out)
+
+
+def _written_by(time: EventTime) -> EventTime:
+    """A note's documentation bound from its time: a note with only its encounter's period was
+    written by the encounter's end (unknown while the encounter is open)."""
+    if time.type is not TimeType.ENCOUNTER_BOUNDED:
+        return time
+    return EventTime(time.end, None, TimeType.DOCUMENTATION, time.granularity if time.end else Granularity.UNKNOWN)
 
 
 def _version(raw: dict[str, Any]) -> str | None:
@@ -67,8 +76,7 @@ def map_document_reference(ctx: MapContext, raw: dict[str, Any], key: str, patie
                       "DocumentReference.date")
             date, path = fallback, "context.period"
         elif encounter in ctx.encounter_bounds:
-            # Written somewhere within its encounter; the note's documentation bound becomes
-            # the encounter's end (ingest._bound_by_encounter_end).
+            # Written somewhere within its encounter: by its end (_written_by).
             date, path = ctx.encounter_bounds[encounter], "context.encounter"  # type: ignore[index]
         else:
             ctx.issue("warning", "required", "no date or context.period; documentation time unknown",
@@ -81,7 +89,7 @@ def map_document_reference(ctx: MapContext, raw: dict[str, Any], key: str, patie
     status = status_of(raw)
     ctx.documents.append(NoteDocument(
         resource_type="DocumentReference", resource_id=rid, patient=patient, encounter=encounter,
-        date=date, texts=texts, version=_version(raw), title=c.text or None,
+        date=_written_by(date), texts=texts, version=_version(raw), title=c.text or None,
     ))
     links: list[tuple[str, str]] = [("encounter", encounter)] if encounter else []
     for rel in as_list(raw.get("relatesTo")):
@@ -121,6 +129,8 @@ def map_diagnostic_report(ctx: MapContext, raw: dict[str, Any], key: str, patien
         return
     texts = _texts(ctx, list(enumerate(as_list(forms))), "presentedForm")
     doc_time = documented or (time if time.type is TimeType.DOCUMENTATION else None)
+    if doc_time is None and time.type is TimeType.ENCOUNTER_BOUNDED:
+        doc_time = _written_by(time)
     if doc_time is None:
         # effective[x] is when the observed thing happened; a report is written at or after it.
         doc_time = EventTime(time.start, None, TimeType.DOCUMENTATION, time.granularity)
@@ -169,7 +179,7 @@ def map_composition(ctx: MapContext, raw: dict[str, Any], key: str, patient: str
     c = concept(raw.get("type"))
     status = status_of(raw)
     ctx.documents.append(NoteDocument(
-        resource_type="Composition", resource_id=rid, patient=patient, encounter=encounter, date=time,
+        resource_type="Composition", resource_id=rid, patient=patient, encounter=encounter, date=_written_by(time),
         texts=tuple(texts), version=_version(raw), title=c.text or None,
     ))
     ctx.occurrences.append(Occurrence(

@@ -40,8 +40,8 @@ def pick_time(
     `occurrence` names a choice element (`effective` for effective[x]) read as occurrence time;
     `documentation` lists plain elements (`issued`, `recordedDate`, ...) with their time type,
     used as the time only when no occurrence time exists, and otherwise as `documented`.
-    With neither, a resource referencing an `encounter` whose period has both ends gets an
-    ENCOUNTER_BOUNDED time (it happened somewhere in that stay: real EHRs send billing
+    With neither, a resource referencing an `encounter` with a period start gets an
+    ENCOUNTER_BOUNDED time (to the period's end, or open while it has none) (it happened somewhere in that stay: real EHRs send billing
     diagnoses this way); otherwise it keeps an UNKNOWN time and a warning. Never dropped.
     """
     invalid = False

@@ -154,11 +154,11 @@ def period_time(period: Any, type_: TimeType = TimeType.OCCURRENCE) -> EventTime
 
 
 def encounter_bound(period: Any) -> EventTime | None:
-    """An Encounter.period with both ends, as the time of something that happened somewhere
-    within it (type ENCOUNTER_BOUNDED, the coarser granularity of its ends). An open period
-    bounds nothing after its start, so it gives no bound."""
+    """An Encounter.period as the time of something that happened somewhere within it (type
+    ENCOUNTER_BOUNDED, the coarser granularity of its ends; an open period, `end` None,
+    bounds it from below only). None without a start or with an end before the start."""
     t = period_time(period, TimeType.ENCOUNTER_BOUNDED)
-    if t is None or t.end is None or t.start is None or t.end < t.start:
+    if t is None or t.start is None or (t.end is not None and t.end < t.start):
         return None
     return t
 

@@ -54,7 +54,7 @@ def verdict_table(v: Verdict) -> str:
 
 def _shown_time(e: Any) -> str:
     if e.time.type == "encounter-bounded":
-        return f"{e.time.start} – {e.time.end} (encounter)"
+        return f"{e.time.start} – {e.time.end or 'open'} (encounter)"
     return e.time.start or (f"≤ {e.documented.start}" if e.documented else "unknown")
 
 
@@ -71,7 +71,7 @@ def timeline_rows(occurrences: Iterable[Occurrence], kinds: set[str] | None = No
                 "time": format_time(o.time.start) if o.time.start else "unknown",
                 "granularity": o.time.granularity.value,
                 # an encounter-bounded time is the whole stay, not an instant: show its end too
-                "time_type": o.time.type.value + (f" (to {format_time(o.time.end)})"
+                "time_type": o.time.type.value + (f" (to {format_time(o.time.end) if o.time.end else 'open'})"
                                                   if o.time.type is TimeType.ENCOUNTER_BOUNDED else ""),
                 "kind": o.kind.value,
                 "concept": o.concept.text,

@@ -31,6 +31,15 @@ def test_separate_stays_order_their_items_one_stay_does_not():
     assert compare(first, later, RelationType.BEFORE, timedelta(days=2)).timing is Timing.INCOMPATIBLE
 
 
+def test_an_open_stay_bounds_from_its_start_only():
+    open_stay = span_of(EventTime(datetime(2024, 1, 10, 8, tzinfo=UTC), None, TimeType.ENCOUNTER_BOUNDED,
+                                  Granularity.MINUTE))
+    first = span_of(_stay(1, 5))
+    assert compare(first, open_stay, RelationType.BEFORE, None).timing is Timing.COMPATIBLE
+    assert compare(open_stay, first, RelationType.BEFORE, None).timing is Timing.INCOMPATIBLE
+    assert compare(first, open_stay, RelationType.BEFORE, timedelta(days=30)).timing is Timing.UNKNOWN
+
+
 def test_an_instant_inside_a_stay_is_not_ordered_against_it():
     stay = span_of(_stay(1, 5))
     inside = span_of(EventTime(datetime(2024, 1, 3, 9, tzinfo=UTC), None, TimeType.OCCURRENCE, Granularity.MINUTE))

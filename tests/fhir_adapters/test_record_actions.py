@@ -106,7 +106,7 @@ def test_no_own_time_is_bounded_by_the_encounter(make_bundle):
     assert doc.date.type is TimeType.DOCUMENTATION and doc.date.start == datetime(2015, 2, 9, 12, 30, tzinfo=UTC)
 
 
-def test_own_time_wins_and_open_or_missing_encounters_bound_nothing(make_bundle):
+def test_own_time_wins_and_an_open_encounter_bounds_from_its_start(make_bundle):
     open_enc = _enc("e1", "2015-02-03T10:00:00Z", None)
     with_onset = {"resourceType": "Condition", "id": "c1", "subject": SUBJ, "code": {"text": "sepsis"},
                   "encounter": {"reference": "Encounter/e1"}, "onsetDateTime": "2015-02-04"}
@@ -115,7 +115,14 @@ def test_own_time_wins_and_open_or_missing_encounters_bound_nothing(make_bundle)
     occ = _by_id(ingest_json(make_bundle(open_enc, with_onset, in_open)))
     assert occ["Condition/c1"].time.type is TimeType.OCCURRENCE
     assert occ["Condition/c1"].time.granularity is Granularity.DAY
-    assert not occ["Condition/c2"].time.resolved  # an open period bounds nothing after its start
+    open_bound = occ["Condition/c2"].time
+    assert open_bound.type is TimeType.ENCOUNTER_BOUNDED and open_bound.end is None
+    assert open_bound.start == datetime(2015, 2, 3, 10, tzinfo=UTC)
+    no_period = {"resourceType": "Condition", "id": "c3", "subject": SUBJ, "code": {"text": "sepsis"},
+                 "encounter": {"reference": "Encounter/e2"}}
+    bare = {"resourceType": "Encounter", "id": "e2", "status": "planned", "subject": SUBJ, "class": {"code": "IMP"}}
+    occ = _by_id(ingest_json(make_bundle(bare, no_period)))
+    assert not occ["Condition/c3"].time.resolved  # no period: nothing bounds it
 
 
 def test_a_stay_within_its_admission_shares_its_encounter_scope(make_bundle):
