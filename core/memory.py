@@ -46,11 +46,33 @@ class _Edits(BaseModel):
     note_mentions: bool | None = None
 
 
+class _Evidence(BaseModel):
+    """How a learned policy earned its place on the development split: counts only."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    seen: int = Field(ge=0)  # dev queries whose search reported this failure
+    wrong: int = Field(ge=0)  # of those, answered wrongly without memory
+    fixed: int = Field(ge=0)  # wrong without the edit, right with it
+    broke: int = Field(ge=0)  # right without the edit, wrong with it
+
+
+class _Provenance(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    split: Literal["dev"]
+    protocols: list[Literal["T3", "T5", "T6", "T9", "T10"]] = Field(max_length=8)
+    queries: int = Field(ge=0)
+    seed: int
+    smoke: bool = False
+    distilled: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$")
+    command: Literal["python -m medeventgraph.evaluation distill-memory"]
+
+
 class _Policy(BaseModel):
     model_config = ConfigDict(extra="forbid")
     failure: FailureType
     edits: _Edits
     why: str = Field(default="", max_length=200)
+    evidence: _Evidence | None = None
 
     @field_validator("why")
     @classmethod
@@ -66,6 +88,7 @@ class _MemoryFile(BaseModel):
     version: Literal[1]
     about: str = Field(default="", max_length=600)
     policies: list[_Policy] = Field(max_length=32)
+    provenance: _Provenance | None = None  # present when distilled (benchmarks/evaluation/distill.py)
 
     @field_validator("about")
     @classmethod
