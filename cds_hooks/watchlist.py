@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Literal
 
 import orjson
-from medeventgraph.core.query import EventSpec, RelationSpec, VerificationQuery, parse_duration
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from medeventgraph.core.query import ActionName, EventSpec, RelationSpec, VerificationQuery, parse_duration
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = ["OrderChecks", "Watch", "WatchEvent", "WatchList", "load_watchlist"]
 
@@ -25,9 +25,15 @@ class WatchEvent(BaseModel):
     model_config = ConfigDict(extra="forbid")
     text: str = Field(min_length=1, max_length=200)
     kind: Kind
+    action: ActionName | None = None  # what happened to it (query model); None: the kind's default
+
+    @model_validator(mode="after")
+    def _action_fits_kind(self) -> WatchEvent:
+        self.spec("check")  # the query model's own rule: a bad action fails when the list loads
+        return self
 
     def spec(self, event_id: str) -> EventSpec:
-        return EventSpec(id=event_id, text=self.text, kind=self.kind)
+        return EventSpec(id=event_id, text=self.text, kind=self.kind, action=self.action)
 
 
 class Watch(BaseModel):
