@@ -48,6 +48,7 @@ _YEAR = re.compile(r"\bin\s+(?P<y>(?:19|20)\d{2})\b(?!\s*(?:mg|ml|units?|%))", r
 _AGO = re.compile(r"\b(?P<n>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
                   r"(?P<unit>hours?|hrs?|days?|months?|years?|yrs?)\s+ago\b", re.IGNORECASE)
 _WORDS = re.compile(r"\b(?P<w>yesterday|today|this morning|last night|tonight)\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"\band\b|\bbut\b|[,;]", re.IGNORECASE)
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
             "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 
@@ -155,13 +156,23 @@ def find_times(
     return kept
 
 
-def nearest_time(times: list[TimeMention], start: int, end: int) -> TimeMention | None:
-    """The time expression closest to the mention at [start, end) of the same sentence."""
+def nearest_time(
+    times: list[TimeMention], start: int, end: int, sentence: str | None = None
+) -> TimeMention | None:
+    """The time expression closest to the mention at [start, end) of the same sentence; with the
+    sentence text, one in the mention's own clause wins ("placed on prednisone on 8/11/93 and
+    Cytoxan was started on 8/16/93": Cytoxan's time is 8/16/93)."""
     if not times:
         return None
 
-    def distance(t: TimeMention) -> tuple[int, int]:
+    def distance(t: TimeMention) -> tuple[int, int, int]:
         gap = t.start - end if t.start >= end else start - t.end if t.end <= start else 0
-        return (max(gap, 0), t.start)
+        return (int(_crosses_clause(t, start, end)), max(gap, 0), t.start)
+
+    def _crosses_clause(t: TimeMention, start: int, end: int) -> bool:
+        if sentence is None:
+            return False
+        between = sentence[t.end:start] if t.end <= start else sentence[end:t.start] if t.start >= end else ""
+        return _CLAUSE.search(between) is not None
 
     return min(times, key=distance)

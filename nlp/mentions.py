@@ -78,7 +78,8 @@ def _documented(document: NoteDocument) -> EventTime:
 
 
 def _occurrence_time(draft: MentionDraft) -> tuple[EventTime, TimeMention | None]:
-    best = nearest_time(list(draft.times), draft.start - draft.sentence.start, draft.end - draft.sentence.start)
+    best = nearest_time(list(draft.times), draft.start - draft.sentence.start, draft.end - draft.sentence.start,
+                        draft.sentence_text)
     if best is None:
         return UNRESOLVED, None
     return best.time, best

@@ -23,6 +23,8 @@ Order = Literal["first_earlier", "second_earlier"]
 # A sentence ends at . ! ? or ; followed by space, or at an MTSamples heading (",HISTORY:,").
 _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|,\s*[A-Z][A-Z /&]{2,}:")
 _WORD = re.compile(r"[A-Za-z0-9/]+")
+# "The patient subsequently received ...": a short subject may stand before a sentence-opening cue.
+_SUBJECT = r"(?:the\s+patient|patient|she|he|they|this|it)\s+(?:(?:was|were|had|has)\s+)?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +38,7 @@ class OrderRule:
 @dataclass(frozen=True, slots=True)
 class OrderRules:
     max_between_words: int
+    max_words_before_cue: int
     fillers: str
     rules: tuple[OrderRule, ...]
 
@@ -64,7 +67,8 @@ def load_order_rules() -> OrderRules:
         if r["position"] not in Position.__args__ or r["order"] not in Order.__args__:  # type: ignore[attr-defined]
             raise ValueError(f"order rule {r['id']}: unknown position or order")
         rules.append(OrderRule(str(r["id"]), r["position"], r["order"], re.compile(r["cue"], re.IGNORECASE)))
-    return OrderRules(int(raw["max_between_words"]), str(raw["fillers"]), tuple(rules))
+    return OrderRules(int(raw["max_between_words"]), int(raw["max_words_before_cue"]), str(raw["fillers"]),
+                      tuple(rules))
 
 
 def _ends(text: str) -> list[int]:
@@ -79,7 +83,7 @@ def find_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOrder
     rules = load_order_rules()
     between = text[first[1]:second[0]]
     breaks = _ends(between)
-    if len(breaks) > 1 or len(_WORD.findall(between)) > rules.max_between_words + 4:
+    if len(breaks) > 1 or len(_WORD.findall(between)) > 2 * rules.max_between_words:
         return None
     for rule in rules.rules:
         hit = _match(rule, rules, text, first, second, between, breaks)
@@ -97,7 +101,14 @@ def _match(rule: OrderRule, rules: OrderRules, text: str, first, second, between
         if breaks:
             return None
         m = re.search(rf"(?<![\w-])(?P<cue>{rule.cue.pattern})\s+{rules.fillers}$", between, re.IGNORECASE)
-        return (base + m.start("cue"), base + m.end("cue")) if m else None
+        if m is None:
+            return None
+        lead = between[: m.start("cue")]
+        commas = [i for i, ch in enumerate(lead) if ch == ","]
+        if len(_WORD.findall(lead)) > rules.max_words_before_cue or any(
+                not re.match(r",\s*which\b", between[i:], re.IGNORECASE) for i in commas):
+            return None  # the cue belongs to another clause than the first mention's
+        return (base + m.start("cue"), base + m.end("cue"))
     if rule.position == "between":
         if breaks or len(_WORD.findall(between)) > rules.max_between_words:
             return None
@@ -114,7 +125,7 @@ def _match(rule: OrderRule, rules: OrderRules, text: str, first, second, between
     if len(breaks) != 1:
         return None
     rest = between[breaks[0] + 1:]
-    m = re.match(rf"[\s,]*(?P<cue>{rule.cue.pattern})(?![\w-])", rest, re.IGNORECASE)
+    m = re.match(rf"[\s,]*(?:{_SUBJECT})?(?P<cue>{rule.cue.pattern})(?![\w-])", rest, re.IGNORECASE)
     if m is None:
         return None
     offset = base + breaks[0] + 1

@@ -21,7 +21,7 @@ from medeventgraph.occurrence import Occurrence
 __all__ = ["STANDALONE", "Caps", "Concept", "generate"]
 
 # Protocols with their own data and label rules (standalone.py), run after these: module names.
-STANDALONE: tuple[str, ...] = ("protocol_admissions", "protocol_given")
+STANDALONE: tuple[str, ...] = ("protocol_admissions", "protocol_given", "protocol_mtsamples")
 
 MIN_GAP = timedelta(minutes=2)  # strictly ordered by more than any recorded granularity
 HIDDEN_KINDS = ("medication", "procedure", "lab")

@@ -46,21 +46,22 @@ def _rates(rows: list[tuple[str, str, str]]) -> dict[str, Any]:
             "four_way_agreement": sum(e == v for e, _, v in rows) / len(rows) if rows else None}
 
 
-def _verify_all(folder: Path, cases: list[StandaloneCase]) -> tuple[list[dict[str, Any]], float]:
-    from medeventgraph.api import load
+def _verify_all(folder: Path, cases: list[StandaloneCase], notes: bool = False) -> tuple[list[dict[str, Any]], float]:
+    from medeventgraph.api import load, make_note_pipeline
     from medeventgraph.core.index import build_index
     from medeventgraph.core.query import VerificationQuery
     from medeventgraph.core.verify import verify_query
     from medeventgraph.settings import Settings
 
-    settings = Settings(notes=False)
+    settings = Settings(notes=notes)  # a protocol over notes (module NOTES = True) runs the note pipeline
+    pipeline = make_note_pipeline(settings)
     result = load(folder)
     by_patient: dict[str, list[StandaloneCase]] = defaultdict(list)
     for c in cases:
         by_patient[c.patient].append(c)
     out, seconds = [], 0.0
     for patient in sorted(by_patient):
-        index = build_index(result.for_patient(patient), settings)
+        index = build_index(result.for_patient(patient), settings, notes=pipeline)
         for c in by_patient[patient]:
             row: dict[str, Any] = {"case": c.id, "family": c.family, "expected": c.expected, "binary": c.binary}
             for key, raw in (("verdict", c.query), ("baseline", c.baseline)):
@@ -87,7 +88,7 @@ def run_standalone(data: Path, *, smoke: bool, log=print) -> dict[str, Any]:
             continue
         cases = mod.cases(folder, smoke)
         log(f"{mod.NAME}: {len(cases)} queries")
-        rows, seconds = _verify_all(folder, cases)
+        rows, seconds = _verify_all(folder, cases, getattr(mod, "NOTES", False))
         families = sorted({r["family"] for r in rows})
         res: dict[str, Any] = {
             "title": mod.TITLE, "data": mod.DATA, "patients": len({c.patient for c in cases}),

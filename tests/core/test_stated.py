@@ -104,6 +104,10 @@ def test_negated_or_hypothetical_mentions_never_ground_a_stated_order(note_pipel
         ("Diarrhea, which began before the clindamycin, persisted.", "Diarrhea", "clindamycin", "which began before"),
         ("She was started on vancomycin.  Subsequently, she developed acute kidney injury.", "vancomycin",
          "acute kidney injury", "Subsequently"),
+        ("the patient received one gram of Rocephin intravenously shortly after the intubation.", "intubation",
+         "Rocephin", "shortly after"),
+        (("The patient also noted with poorly controlled atrial fibrillation.  The patient subsequently "
+          "received diltiazem"), "atrial fibrillation", "diltiazem", "subsequently"),
     ],
 )
 def test_each_cue_reads_its_order(sentence, earlier, later, cue):
@@ -118,6 +122,9 @@ def test_each_cue_reads_its_order(sentence, earlier, later, cue):
     [
         ("She was started on vancomycin.  She developed acute kidney injury.", "vancomycin", "acute kidney injury"),
         ("Vancomycin was given after surgery and AKI developed.", "Vancomycin", "AKI"),
+        # real (mts-3856): "shortly after the intubation" dates the Rocephin, not the sepsis concern
+        (("Because of concern regarding pneumonia or sepsis, the patient received one gram of Rocephin "
+          "intravenously shortly after the intubation."), "sepsis", "intubation"),
     ],
 )
 def test_narrative_order_is_not_time_order(sentence, x, y):

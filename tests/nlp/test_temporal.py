@@ -94,3 +94,14 @@ def test_header_dates_are_anchors(finder):
     stated = header_anchors(text, finder)
     assert stated["admission"] == datetime(2007, 4, 2, tzinfo=UTC)
     assert stated["discharge"] == datetime(2007, 4, 6, tzinfo=UTC)
+
+
+def test_a_mention_takes_the_time_of_its_own_clause(finder):
+    from medeventgraph.nlp.dates import nearest_time
+
+    sentence = "She was placed on prednisone on 8/11/93 and Cytoxan was started on 8/16/93."
+    times = list(finder.find(sentence, ANCHORS))
+    for word, day in (("prednisone", "1993-08-11"), ("Cytoxan", "1993-08-16")):
+        start = sentence.index(word)
+        best = nearest_time(times, start, start + len(word), sentence)
+        assert best is not None and best.time.start.date().isoformat() == day
