@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from .cards import verdict_card, wants_card
 from .deps import CallerDep, ServiceState, StateDep
+from .encounter import index_for_question
 from .errors import HookError
 from .models import Card, CdsResponse, HookRequest, OrderContext, PatientViewContext, VerifyContext
 from .orders import draft_medications, order_queries
@@ -85,9 +86,12 @@ def _orders(state: ServiceState, ctx: OrderContext, data: PatientData, hook: str
 
 def _verify(state: ServiceState, ctx: VerifyContext, data: PatientData, deadline: Deadline) -> list[Card]:
     query = state.engine.parse_query(ctx.query)
-    index = state.engine.index_for(ctx.patientId, data, "cds-hooks:verify", deadline)
+    # An encounter-scoped question asked in an encounter is about that encounter.
+    index = index_for_question(state.engine, ctx.patientId, data, "cds-hooks:verify", query, ctx.encounterId,
+                               deadline)
     verdict = state.engine.verify(index, query, deadline)
-    return [verdict_card(verdict, query, state.settings, topic="verification", patient=ctx.patientId)]
+    return [verdict_card(verdict, query, state.settings, topic="verification", patient=ctx.patientId,
+                         encounter=ctx.encounterId)]
 
 
 @router.post("/cds-services/{service_id}", response_model=CdsResponse, response_model_exclude_none=True)

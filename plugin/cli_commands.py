@@ -11,6 +11,7 @@ import orjson
 from medeventgraph.api import load, make_note_pipeline, parse_query, select_patient, verify_index
 from medeventgraph.batch import answer_line
 from medeventgraph.core.index import PatientIndex, build_index
+from medeventgraph.core.query import VerificationQuery
 from medeventgraph.core.verdict import Verdict
 from medeventgraph.core.verify import verify_query
 from medeventgraph.fhir_adapters.record import IngestResult
@@ -40,13 +41,13 @@ def verify_one(args: argparse.Namespace, settings: Settings) -> int:
     query = parse_query(args.question) if args.question else parse_query(_query_text(args.query))
     index = build_index(record, settings, notes=make_note_pipeline(settings))
     verdict = with_input_issues(verify_index(index, args.question or query, settings), result)
-    _print_verdict(verdict, args.format, sys.stdout)
+    _print_verdict(verdict, args.format, sys.stdout, query)
     return 0
 
 
-def _print_verdict(verdict: Verdict, fmt: str, out: IO[str]) -> None:
+def _print_verdict(verdict: Verdict, fmt: str, out: IO[str], query: VerificationQuery | None = None) -> None:
     if fmt == "table":
-        out.write(verdict_table(verdict) + "\n")
+        out.write(verdict_table(verdict, query) + "\n")
     else:
         out.write(verdict.model_dump_json(indent=2) + "\n")
 

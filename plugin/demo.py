@@ -34,12 +34,14 @@ def main(argv: list[str] | None = None) -> int:
     notes = make_note_pipeline(settings)
     indexes: dict[str, PatientIndex] = {}
     rows, verdicts = [], []
+    first_query = None
     for line in (args.examples / "queries.jsonl").read_text().splitlines():
         raw = orjson.loads(line)
         patient = raw.pop("patient")
         if patient not in indexes:
             indexes[patient] = build_index(select_patient(result, patient), settings, notes=notes)
         query = parse_query(raw)
+        first_query = first_query or query
         verdict = verify_query(indexes[patient], query, settings)
         verdicts.append(verdict)
         rows.append({
@@ -53,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         })
     print()
     print(format_table(rows, ["query", "scope", "verdict", "S+", "S-", "failure", "citations"]))
-    print(verdict_table(verdicts[0]))
+    print(verdict_table(verdicts[0], first_query))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("wb") as fh:
         for v in verdicts:

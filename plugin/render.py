@@ -6,11 +6,18 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from medeventgraph.core.graph import sort_key
+from medeventgraph.core.query import VerificationQuery
 from medeventgraph.core.store import format_time
-from medeventgraph.core.verdict import Verdict, reading_order
+from medeventgraph.core.verdict import Verdict
 from medeventgraph.occurrence import Occurrence, TimeType
+from medeventgraph.wording import finding_text
+from medeventgraph.wording_evidence import EvidenceLine, evidence_line
+from medeventgraph.wording_templates import load_wording
 
 __all__ = ["format_table", "timeline_rows", "verdict_table"]
+
+
+_POLARITY = {"supports": "for", "counters": "against", "neutral": "related"}
 
 
 def _clip(text: str, width: int) -> str:
@@ -26,36 +33,33 @@ def format_table(rows: Sequence[dict[str, Any]], columns: Sequence[str], max_wid
     return "\n".join(out) + "\n"
 
 
-def verdict_table(v: Verdict) -> str:
+def _row(ln: EvidenceLine) -> dict[str, str]:
+    return {"": _POLARITY.get(ln.polarity, ln.polarity), "when": ln.when,
+            "entry": ln.label + (f" ({', '.join(ln.qualifiers)})" if ln.qualifiers else ""),
+            "words": ln.words, "source": ln.reference + (f" {ln.span}" if ln.span else "")}
+
+
+def verdict_table(v: Verdict, query: VerificationQuery | None = None) -> str:
+    """The verdict as the cards and the SMART page word it: the finding, what was checked, the
+    deciding entries newest first, then the other entries; codes and scores only in the audit line."""
+    finding = finding_text(v, query)
     head = [
-        f"query     {v.id}",
+        f"finding   {finding.summary}",
+        f"checked   {finding.checked}",
         f"patient   {v.patient}",
-        f"verdict   {v.verdict.value.upper()}   (S+ {v.s_plus:.2f}, S- {v.s_minus:.2f})"
-        + (f"   failure: {v.failure.value}" if v.failure else ""),
-        f"bundle    {v.bundle_hash[:23]}…",
     ]
     if v.excluded:
-        head.append("excluded  " + ", ".join(f"{n} {t}" for t, n in sorted(v.excluded.items())) + " (other patients)")
-    for r in v.relations:
-        head.append(f"relation  {r.explanation}")
-    rows = [
-        {
-            "polarity": e.polarity,
-            "events": ",".join(e.events),
-            "time": _shown_time(e),
-            "scope": e.scope,
-            "source": e.source.reference + (f" [{e.source.start}:{e.source.end}]" if e.source.start is not None else ""),
-            "evidence": e.context,
-        }
-        for e in sorted(v.evidence, key=reading_order)
-    ]
-    return "\n".join(head) + "\n\n" + format_table(rows, ["polarity", "events", "time", "scope", "source", "evidence"])
-
-
-def _shown_time(e: Any) -> str:
-    if e.time.type == "encounter-bounded":
-        return f"{e.time.start} – {e.time.end or 'open'} (encounter)"
-    return e.time.start or (f"≤ {e.documented.start}" if e.documented else "unknown")
+        head.append(f"left out  {sum(v.excluded.values())} entries of other patients in the input")
+    shown = {ln.occurrence for ln in finding.evidence}
+    others = sorted((evidence_line(e, load_wording()) for e in v.evidence if e.occurrence not in shown),
+                    key=lambda ln: ln.sort_key, reverse=True)
+    parts = ["\n".join(head), ""]
+    for title, lines in (("deciding evidence, newest first", finding.evidence), ("other entries", others)):
+        if lines:
+            parts += [title, format_table([_row(ln) for ln in lines], ["", "when", "entry", "words", "source"], 96)]
+    label = v.verdict.value.upper()
+    parts.append(f"audit     {label} · " + finding.audit_line.split(" · ", 1)[1])
+    return "\n".join(parts)
 
 
 def timeline_rows(occurrences: Iterable[Occurrence], kinds: set[str] | None = None) -> list[dict[str, Any]]:

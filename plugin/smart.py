@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Cookie, FastAPI, Header, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from medeventgraph.cds_hooks.deps import ServiceState
+from medeventgraph.cds_hooks.encounter import index_for_question, launch_encounter_applies
 from medeventgraph.cds_hooks.errors import HookError
 from medeventgraph.settings import Settings
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -34,9 +35,10 @@ from .smart_oauth import (
     pkce_pair,
     validate_id_token,
 )
-from .smart_page import PageContext, render_notice, render_page
+from .smart_page import PageContext, initial_query, render_notice, render_page
 from .smart_record import fetch_record
 from .smart_store import TtlStore, new_token, same_token, token_hash
+from .smart_view import page_payload
 
 __all__ = ["SESSION_COOKIE", "SmartState", "VerifyRequest", "install_smart", "router"]
 
@@ -67,6 +69,7 @@ class SmartSession:
     encounter: str | None
     fhir_user: str | None
     csrf_token: str
+    app_context: str | None = None  # the EHR's launch appContext (a CDS card's question)
 
 
 @dataclass
@@ -191,7 +194,8 @@ async def callback(request: Request, code: str | None = None, state: str | None 
     session = SmartSession(iss=pending.iss, access_token=token.access_token,
                            patient=token.patient.removeprefix("Patient/"),
                            encounter=token.encounter.removeprefix("Encounter/") if token.encounter else None,
-                           fhir_user=fhir_user, csrf_token=new_token())
+                           fhir_user=fhir_user, csrf_token=new_token(),
+                           app_context=_app_context(token.model_extra))
     smart.sessions.put(session_id, session, ttl_seconds=token.expires_in)
     log.info("SMART session started (encounter context: %s)", "yes" if session.encounter else "no")
     resp = RedirectResponse("app", status_code=303, headers=_NO_STORE)  # relative: /smart/app
@@ -218,12 +222,23 @@ async def app_page(request: Request, session_id: SessionCookie = None) -> Respon
         return render_notice(401, "No SMART session (or it expired): open MedEventGraph from the EHR.")
     return render_page(PageContext(patient=session.patient, encounter=session.encounter,
                                    fhir_user=session.fhir_user, csrf_token=session.csrf_token,
-                                   default_scope="encounter" if session.encounter else "patient"))
+                                   default_scope="encounter" if session.encounter else "patient",
+                                   initial_query=initial_query(session.app_context, session.patient)))
 
 
-def _verify(meg: ServiceState, patient: str, data: Any, query: Any) -> dict[str, Any]:
-    index = meg.engine.index_for(patient, data, "smart:verify")
-    return meg.engine.verify(index, query).model_dump(mode="json")
+def _app_context(extra: dict[str, Any] | None) -> str | None:
+    value = (extra or {}).get("appContext")
+    return value if isinstance(value, str) and len(value) <= 20_000 else None
+
+
+def _verify(meg: ServiceState, session: SmartSession, data: Any, query: Any) -> dict[str, Any]:
+    # "One encounter" is the encounter the EHR launched with, when it named one.
+    index = index_for_question(meg.engine, session.patient, data, "smart:verify", query, session.encounter)
+    verdict = meg.engine.verify(index, query)
+    body = verdict.model_dump(mode="json")
+    encounter = session.encounter if launch_encounter_applies(query, session.encounter) else None
+    body["page"] = page_payload(index, verdict, query, launch_encounter=encounter)
+    return body
 
 
 @router.post("/api/verify")
@@ -240,5 +255,5 @@ async def api_verify(request: Request, body: VerifyRequest, session_id: SessionC
         query = query.model_copy(update={"scope": type(query.scope)(body.scope)})
     data = await fetch_record(session.iss, session.access_token, session.patient, meg.settings,
                               meg.http_client())
-    verdict = await run_in_threadpool(_verify, meg, session.patient, data, query)
+    verdict = await run_in_threadpool(_verify, meg, session, data, query)
     return JSONResponse(verdict, headers=_NO_STORE)

@@ -12,11 +12,12 @@ import json
 import secrets
 from functools import lru_cache
 from importlib.resources import files
+from typing import Any
 
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 
-__all__ = ["PageContext", "render_notice", "render_page"]
+__all__ = ["PageContext", "initial_query", "render_notice", "render_page"]
 
 
 class PageContext(BaseModel):
@@ -25,6 +26,24 @@ class PageContext(BaseModel):
     fhir_user: str | None = None
     csrf_token: str
     default_scope: str
+    initial_query: dict[str, Any] | None = None  # from the launch appContext: asked as the page opens
+
+
+def initial_query(app_context: str | None, patient: str) -> dict[str, Any] | None:
+    """The question a CDS card's SMART link carried (its `appContext`), if it is for this patient.
+
+    The query is checked again like any other when the page sends it; here only its shape."""
+    if not app_context:
+        return None
+    try:
+        body = json.loads(app_context)
+    except ValueError:
+        return None
+    if not isinstance(body, dict) or not isinstance(body.get("query"), dict):
+        return None
+    if body.get("patient") not in (None, patient, f"Patient/{patient}"):
+        return None  # a link made for another patient never opens a question here
+    return body["query"]
 
 
 @lru_cache(maxsize=1)

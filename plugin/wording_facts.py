@@ -27,7 +27,7 @@ from .wording_time import (
     when_text,
 )
 
-__all__ = ["Facts", "affirmed", "facts_for", "on_text", "ordered_ends"]
+__all__ = ["Facts", "affirmed", "event_names", "facts_for", "on_text", "ordered_ends"]
 
 _NOT_CURRENT = ("negated", "hypothetical", "historical", "family")
 
@@ -152,6 +152,12 @@ def _counter(rd: _Reader, rel_ends: tuple[str, str]) -> EvidenceOut | None:
     return max(counters, key=_key) if counters else None
 
 
+def event_names(verdict: Verdict, query: VerificationQuery | None, w: Wording) -> list[tuple[str, str]]:
+    """(event id, name) in the question's order, named as the wording names them."""
+    rd = _Reader(verdict, query, w)
+    return [(e, rd.name(e)) for e in rd.events]
+
+
 def facts_for(verdict: Verdict, query: VerificationQuery | None, w: Wording) -> Facts:
     rd = _Reader(verdict, query, w)
     missing = rd.missing()
@@ -206,7 +212,7 @@ def _gaps(wa: When | None, wb: When | None) -> dict[str, str]:
     lo, hi = sorted((wa, wb), key=lambda x: x.start)
     both_fine_same_day = lo.fine and hi.fine and lo.start.date() == hi.start.date()
     out["dates"] = date_range(lo.start, hi.start, with_time=both_fine_same_day)
-    if wa.bound or wb.bound:
+    if not (wa.exact and wb.exact):
         return out
     d, coarse = interval(wa, wb)
     if d.total_seconds() > 0:

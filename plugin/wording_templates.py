@@ -47,6 +47,8 @@ class Wording(BaseModel):
     assertion_words: dict[str, str] = Field(default_factory=dict)
     scope_words: dict[str, str]
     group_titles: dict[str, str]
+    encounter_classes: dict[str, str] = Field(default_factory=dict)
+    label_words: dict[str, str] = Field(default_factory=dict)
     templates: dict[str, Template]
 
     @model_validator(mode="after")

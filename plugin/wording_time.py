@@ -36,10 +36,16 @@ class When:
     end: datetime | None
     granularity: str
     bound: bool = False
+    in_encounter: bool = False  # known only to lie within its encounter's period
 
     @property
     def fine(self) -> bool:
-        return self.granularity in _FINE
+        return self.granularity in _FINE and not self.in_encounter
+
+    @property
+    def exact(self) -> bool:
+        """A time an interval can be measured from (not a bound, not a whole encounter)."""
+        return not (self.bound or self.in_encounter)
 
 
 def _parse(text: str | None) -> datetime | None:
@@ -56,7 +62,9 @@ def _from(t: TimeOut | None, bound: bool) -> When | None:
     if t is None or t.granularity == "unknown":
         return None
     start = _parse(t.start)
-    return When(start, _parse(t.end), t.granularity, bound) if start else None
+    if start is None:
+        return None
+    return When(start, _parse(t.end), t.granularity, bound, t.type == "encounter-bounded")
 
 
 def item_when(item: EvidenceOut) -> When | None:
@@ -88,6 +96,8 @@ def when_text(w: When | None, *, with_time: bool = True) -> str:
         text = date_range(w.start, w.end, with_time=w.fine and with_time, sep="–")
     if w.bound:
         return f"note of {text}"
+    if w.in_encounter:
+        return f"during the encounter of {text}"
     return text
 
 

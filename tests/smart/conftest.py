@@ -66,7 +66,8 @@ def smart_service(ehr: FakeEhr) -> Iterator[Service]:
 
     def make(base: str) -> FastAPI:
         holder["s"] = Settings(public_base_url=base, smart_allowed_issuers=[ehr.fhir_base + "/"],
-                               smart_client_id=CLIENT_ID, jwt_required=True)
+                               smart_client_id=CLIENT_ID, jwt_required=True,
+                               fhir_timeout_seconds=60)  # a shared 2-core machine can be slow to answer
         return create_app(holder["s"])
 
     with serving(make) as (base, app):
@@ -82,8 +83,9 @@ class Browser:
     csrf: str | None = None
     page: str = ""
 
-    def launch(self, patient: str = LANCE, encounter: str | None = LANCE_ENCOUNTER) -> httpx.Response:
-        launch_id = self.service.ehr.launch(patient, encounter)
+    def launch(self, patient: str = LANCE, encounter: str | None = LANCE_ENCOUNTER,
+               app_context: str | None = None) -> httpx.Response:
+        launch_id = self.service.ehr.launch(patient, encounter, app_context)
         return self.http.get(f"{self.service.base}/smart/launch",
                              params={"iss": self.service.ehr.fhir_base, "launch": launch_id})
 
@@ -108,8 +110,9 @@ class Browser:
             self.csrf = page_context(resp.text)["csrf_token"]
         return resp
 
-    def login(self, patient: str = LANCE, encounter: str | None = LANCE_ENCOUNTER) -> Browser:
-        resp = self.open_app(self.callback(self.authorize(self.launch(patient, encounter))))
+    def login(self, patient: str = LANCE, encounter: str | None = LANCE_ENCOUNTER,
+              app_context: str | None = None) -> Browser:
+        resp = self.open_app(self.callback(self.authorize(self.launch(patient, encounter, app_context))))
         assert resp.status_code == 200, resp.text
         return self
 

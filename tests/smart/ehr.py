@@ -32,6 +32,7 @@ KID = "ehr-rs256"
 class Launch:
     patient: str
     encounter: str | None = None
+    app_context: str | None = None  # handed back as `appContext` (a CDS card's SMART link sets it)
 
 
 @dataclass
@@ -51,9 +52,9 @@ class FakeEhr:
     def fhir_base(self) -> str:
         return f"{self.base}/fhir"
 
-    def launch(self, patient: str, encounter: str | None = None) -> str:
+    def launch(self, patient: str, encounter: str | None = None, app_context: str | None = None) -> str:
         launch_id = secrets.token_hex(8)
-        self.launches[launch_id] = Launch(patient, encounter)
+        self.launches[launch_id] = Launch(patient, encounter, app_context)
         return launch_id
 
     def id_token(self, launch: Launch) -> str | None:
@@ -119,6 +120,8 @@ class FakeEhr:
                                     "scope": "launch openid fhirUser patient/*.read", "patient": launch.patient}
             if launch.encounter:
                 body["encounter"] = launch.encounter
+            if launch.app_context:
+                body["appContext"] = launch.app_context
             if (id_token := ehr.id_token(launch)) is not None:
                 body["id_token"] = id_token
             return JSONResponse(body, headers={"Cache-Control": "no-store"})

@@ -1,0 +1,41 @@
+"""The CLI's --format table speaks like the cards: finding, what was checked, deciding entries
+newest first, and the codes and scores only in the last (audit) line."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from medeventgraph.core.query import VerificationQuery
+from medeventgraph.core.verdict import Verdict
+from medeventgraph.render import verdict_table
+
+INPUTS = Path(__file__).resolve().parents[1] / "cds_hooks" / "golden" / "inputs"
+INTERNAL = re.compile(r"S\+|S−|\bP\d+[DWH]\b|\bPT\d|sha256|missing_endpoint|opposite_order|granularity|\(second\)")
+
+
+def _case(name: str) -> tuple[Verdict, VerificationQuery]:
+    case = json.loads((INPUTS / f"{name}.json").read_text())
+    return Verdict.model_validate(case["verdict"]), VerificationQuery.model_validate(case["query"])
+
+
+def test_table_leads_with_the_finding_and_ends_with_the_audit_line():
+    verdict, query = _case("supported-aki-after-vancomycin")
+    lines = verdict_table(verdict, query).splitlines()
+    assert lines[0] == "finding   AKI documented 2 days after vancomycin (2 → 4 Mar 2023)"
+    assert lines[1].startswith("checked   The record has vancomycin on 2 Mar 2023 10:00")
+    assert lines[-1].startswith("audit     SUPPORTED · S+ 1.00 · S− 0.00 · failure none · bundle sha256:")
+    assert not INTERNAL.search("\n".join(lines[:-1]))
+    rows = [ln for ln in lines if ln.startswith("for ")]
+    assert [r.split()[1:4] for r in rows] == [["4", "Mar", "2023"], ["2", "Mar", "2023"]]  # newest first
+    assert "Condition/golden-aki-1" in rows[0] and "MedicationAdministration/golden-vanc-1" in rows[1]
+
+
+def test_table_shows_counter_evidence_and_the_note_span():
+    verdict, query = _case("conflicting-bleeding-denied")
+    text = verdict_table(verdict, query)
+    assert text.startswith("finding   Conflicting: bleeding documented and denied after heparin")
+    against = next(ln for ln in text.splitlines() if ln.startswith("against "))
+    assert "Note (stated as absent)" in against and "DocumentReference/golden-note-2 characters 10–18" in against
+    assert "failure negated" in text.splitlines()[-1]
