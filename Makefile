@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: demo test eval bench lint clean venv
+.PHONY: demo test eval bench lint clean venv chromium
 
 .DEFAULT_GOAL := demo
 include tools/fhir-test-server.mk
@@ -33,8 +33,13 @@ $(DENSE_STAMP): $(STAMP)
 demo: venv
 	$(BIN)/python -m medeventgraph.demo
 
-test: venv $(DENSE_STAMP) fhir-test-server
+test: venv $(DENSE_STAMP) fhir-test-server chromium
 	$(BIN)/python -m pytest
+
+# The SMART page's browser test drives Debian's chromium through Playwright (which cannot
+# download its own browsers here): install it once when it is missing.
+chromium:
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 
 # Evaluation protocols and baselines (benchmarks/README.md): results/eval.json, results/EVAL.md.
 # Never writes inside the package; freezing a new operating point is the explicit
