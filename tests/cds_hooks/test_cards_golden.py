@@ -82,3 +82,11 @@ def test_newest_first_and_mention_in_bold():
     assert keys == sorted(keys, reverse=True) and len(keys) >= 2
     note = next(ln for ln in finding.evidence if ln.is_note)
     assert note.mention.lower() == "bleeding" and f"**{note.mention}**" in finding.detail_markdown
+
+
+def test_readme_example_card_is_the_golden_card():
+    readme = (GOLDEN.parents[2] / "README.md").read_text()
+    m = re.search(r"<!-- golden-card:(?P<name>[\w-]+) -->\n```markdown\n(?P<card>.*?)```\n<!-- /golden-card -->",
+                  readme, re.DOTALL)
+    assert m, "README has no golden example card"
+    assert m["card"] == (GOLDEN / "cards" / f"{m['name']}.md").read_text()
