@@ -77,13 +77,13 @@ class ModifierFinder:
         the whole note linear (sentences are capped in length, see sentences.py)."""
         sent_start = sentence_starts(doc)
         by_sentence: dict[int, list[ConTextModifier]] = {}
-        for match_id, start, end in self._pruned(self._matcher(doc)):
+        for match_id, start, end in self._pruned(self._cue_matches(doc)):
             rule = self._matcher.rule_map[self._vocab.strings[match_id]]
             first = sent_start[end - 1]
             if start < first:
                 # A cue across a sentence break (": no" after a heading that ends a sentence)
                 # is the cue of its last sentence only, if that part is a cue on its own.
-                rule = self._by_literal.get(doc[first:end].text.lower())
+                rule = self._by_literal.get(" ".join(doc[first:end].text.lower().split()))
                 if rule is None:
                     continue
                 start = first
@@ -96,6 +96,17 @@ class ModifierFinder:
                        for m in modifiers)
         return tuple(out)
 
+
+    def _cue_matches(self, doc: Doc) -> list[tuple[int, int, int]]:
+        """Cue matches in `doc`'s token indices, found as written: runs of spaces and line
+        breaks inside a cue ("negative   for", "no\n evidence of") are skipped, as for targets."""
+        positions = [t.i for t in doc if not t.is_space]
+        if len(positions) == len(doc):
+            return self._matcher(doc)
+        compact = Doc(doc.vocab, words=[doc[i].text for i in positions],
+                      spaces=[bool(doc[i].whitespace_) for i in positions])
+        return [(match_id, positions[start], positions[end - 1] + 1)
+                for match_id, start, end in self._matcher(compact)]
 
     def _pruned(self, matches: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
         """Longest cue wins (medspaCy's pruning); of two cues on the same words, ours wins, so
