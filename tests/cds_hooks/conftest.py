@@ -81,8 +81,12 @@ class Running:
 def _serve(settings_kwargs: dict[str, Any]) -> Iterator[tuple[str, Any, Settings]]:
     made: dict[str, Settings] = {}
 
+    # The FHIR test server and the verifier share 2 cores with the rest of the suite: generous
+    # bounds here, so that only the tests of those bounds (which set their own) ever hit them.
+    bounds = {"fhir_timeout_seconds": 120, "request_deadline_seconds": 600}
+
     def make(base: str) -> Any:
-        made["settings"] = Settings(public_base_url=base, **settings_kwargs)
+        made["settings"] = Settings(public_base_url=base, **{**bounds, **settings_kwargs})
         return create_app(made["settings"])
 
     with serving(make) as (base, app):

@@ -67,7 +67,7 @@ def smart_service(ehr: FakeEhr) -> Iterator[Service]:
     def make(base: str) -> FastAPI:
         holder["s"] = Settings(public_base_url=base, smart_allowed_issuers=[ehr.fhir_base + "/"],
                                smart_client_id=CLIENT_ID, jwt_required=True,
-                               fhir_timeout_seconds=60)  # a shared 2-core machine can be slow to answer
+                               fhir_timeout_seconds=120)  # a shared 2-core machine can be slow to answer
         return create_app(holder["s"])
 
     with serving(make) as (base, app):
