@@ -97,7 +97,9 @@ def _pair_line(verdict: Verdict, placed: dict[tuple[str, str], Placed]) -> list[
         if a is None or b is None:
             continue
         wa, wb = item_when(a.item), item_when(b.item)
-        if wa and wb and wa.exact and wb.exact:
+        if rel.stated and rel.timing == "compatible" and not (wa and wb and wa.exact and wb.exact):
+            text = "stated in note"
+        elif wa and wb and wa.exact and wb.exact:
             # Labelled from the event meant to come first: "A after B" runs from B to A.
             d, coarse = interval(wb, wa) if rel.type == "after" else interval(wa, wb)
             text = gap_label(d, coarse=coarse)

@@ -20,6 +20,7 @@ __all__ = ["EvidenceLine", "deciding_lines", "evidence_line", "markdown_lines", 
 _INTERPRETATION = {"H": "high", "HH": "critically high", "L": "low", "LL": "critically low", "N": "normal",
                    "A": "abnormal"}
 _SENTENCE_CHARS = 320
+_CUE = re.compile(r"\(stated: '(.+)'\)\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +78,11 @@ def evidence_line(item: EvidenceOut, w: Wording) -> EvidenceLine:
     is_note = item.origin == "note" or item.source.start is not None
     qualifiers = tuple(w.assertion_words.get(k, k) for k, on in item.assertion.items() if on)
     rtype = item.source.reference.split("/", 1)[0]
-    if is_note:
+    if item.kind == "relation":  # an order a note states in words (core.stated): the cue in bold
+        cue = _CUE.search(item.concept)
+        label = "Note states the order"
+        before, mention, after = _split(item.context, cue.group(1) if cue else "")
+    elif is_note:
         label = "Note"
         before, mention, after = _split(item.context, item.concept)
     else:

@@ -39,3 +39,22 @@ def test_table_shows_counter_evidence_and_the_note_span():
     against = next(ln for ln in text.splitlines() if ln.startswith("against "))
     assert "Note (stated as absent)" in against and "DocumentReference/golden-note-2 characters 10–18" in against
     assert "failure negated" in text.splitlines()[-1]
+
+
+def test_a_note_stated_order_reads_as_the_note_with_its_cue_in_bold():
+    from medeventgraph.core.verdict import EvidenceOut, SourceOut, TimeOut
+    from medeventgraph.wording_evidence import evidence_line, markdown_lines
+    from medeventgraph.wording_templates import load_wording
+
+    # The row core.stated.stated_evidence makes for "after starting vancomycin she developed AKI".
+    item = EvidenceOut(occurrence="DocumentReference/n1#s10-24", events=["e0", "e1"], kind="relation", origin="note",
+                       concept="e0 before e1 (stated: 'after starting')",
+                       context="after starting vancomycin she developed acute kidney injury",
+                       time=TimeOut(start=None, type="occurrence", granularity="unknown"), scope="valid",
+                       source=SourceOut(reference="DocumentReference/n1", start=10, end=24),
+                       derived_from=["DocumentReference/n1#s25-35", "DocumentReference/n1#s50-69"], polarity="supports")
+    line = evidence_line(item, load_wording())
+    assert line.label == "Note states the order" and line.mention == "after starting"
+    text = "\n".join(markdown_lines([line], load_wording()))
+    assert "> **after starting** vancomycin she developed acute kidney injury" in text
+    assert "e0" not in text and "stated:" not in text
