@@ -102,7 +102,10 @@ def _ablation_section(res: dict) -> list[str]:
     for m in names[1:]:
         same = [p for p, pr in ab.items() if pr["methods"][m]["same_as_B6"] == pr["n"]]
         differs = [p for p in ab if p not in same]
-        if not differs:
+        if not differs and m == "exhaustive":
+            L.append(f"- **{METHODS[m].title}**: every verdict identical to B6 on {', '.join(same)}: the "
+                     "budgeted search adds nothing beyond exhaustive grounding on these protocols.")
+        elif not differs:
             L.append(f"- **{METHODS[m].title}**: every verdict identical to B6 on {', '.join(same)}: "
                      "that part adds nothing on these protocols.")
         else:
