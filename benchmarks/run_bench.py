@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 from common import REPO, default_data_dir, patient_bundles
 
-SECTIONS = ("ingest", "notes", "nlp", "query", "hook", "growth", "html", "soak")
+SECTIONS = ("ingest", "notes", "nlp", "query", "hook", "growth", "html", "soak", "screen")
 
 
 def _git_commit() -> str:
@@ -115,10 +115,18 @@ def main(argv: list[str] | None = None) -> int:
         soak_bundle = target if args.quick or args.bundle else by_size[len(by_size) // 2]
         result["soak"] = bench_soak(soak_bundle, args.soak_seconds or (6.0 if args.quick else 120.0),
                                     args.soak_clients or (4 if args.quick else 20))
+    if "screen" in args.only:
+        from bench_screen import bench_screen
+        from bench_screen import markdown as screen_md
+
+        print("screen")
+        result["screen"] = bench_screen(args.data, quick=args.quick)
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "SCREEN.md").write_text(screen_md(result["screen"]), encoding="utf-8")
     result["elapsed_seconds"] = round(time.perf_counter() - t_start, 1)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "bench.json").write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2) + b"\n")
-    for section, name in (("html", "html_bench.json"), ("soak", "soak.json")):
+    for section, name in (("html", "html_bench.json"), ("soak", "soak.json"), ("screen", "screen_bench.json")):
         if section in result:
             (args.out / name).write_bytes(orjson.dumps(result[section], option=orjson.OPT_INDENT_2) + b"\n")
     if not args.no_report:

@@ -10,6 +10,7 @@ the output and none is lost.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Self
 
@@ -66,7 +67,7 @@ class Journal:
         _write_all(self._verdicts, block)
         os.fsync(self._verdicts)
         end = os.fstat(self._verdicts).st_size
-        entry = {"patient": result.patient, "end": end, "issues": list(result.issues)}
+        entry = {"patient": result.patient, "end": end, "issues": list(result.issues), "at": time.time()}
         _write_all(self._journal, orjson.dumps(entry) + b"\n")
         self.done.add(result.patient)
         self.issue_count += len(result.issues)
