@@ -109,10 +109,16 @@ def bench_screen(data: Path, *, quick: bool = False, throughput_factor: int = 2,
         result["floor"] = {"what": "gzip + orjson.loads of every line", "seconds": round(floor, 3),
                            "patients_per_s": round(patients / floor, 1), "patients": patients}
         configs = [("local", 1)] if quick else [("local", 1), ("local", workers), ("ray", 1), ("ray", 2)]
+        extra: list[str] = []
+        if quick:  # a smoke run: three patients, one run that also gives the 1x memory row
+            with gzip.open(export / "Patient.ndjson.gz") as f:
+                ids = [orjson.loads(ln)["id"] for ln in f if ln.strip()][:3]
+            (tmp / "patients.txt").write_text("\n".join(ids) + "\n", encoding="utf-8")
+            extra = ["--patients", str(tmp / "patients.txt")]
         runs = []
         for engine, n in configs:
             print(f"  screen {engine} x{n} on {patients} patients", flush=True)
-            runs.append(_run(export, tmp / f"tp-{engine}-{n}", engine, n, []))
+            runs.append(_run(export, tmp / f"tp-{engine}-{n}", engine, n, extra))
         base = runs[0]
         for r in runs:
             r["ratio_to_local_1"] = round(r["patients_per_s"] / base["patients_per_s"], 2)
@@ -122,10 +128,12 @@ def bench_screen(data: Path, *, quick: bool = False, throughput_factor: int = 2,
         memory = []
         for factor in memory_factors:
             path, n = exports[factor]
-            print(f"  screen memory at {factor}x ({n} patients)", flush=True)
-            row = _run(path, tmp / f"mem-{factor}", "local", 1, [])
-            spool = sum(f.stat().st_size for f in (tmp / f"mem-{factor}" / "spool").glob("*.parquet"))
-            memory.append({"factor": factor, "patients": n, "peak_rss_mb": row["peak_rss_mb"],
+            folder = tmp / ("tp-local-1" if quick else f"mem-{factor}")
+            if not quick:
+                print(f"  screen memory at {factor}x ({n} patients)", flush=True)
+            row = runs[0] if quick else _run(path, folder, "local", 1, [])
+            spool = sum(f.stat().st_size for f in (folder / "spool").glob("*.parquet"))
+            memory.append({"factor": factor, "patients": row["patients"], "peak_rss_mb": row["peak_rss_mb"],
                            "wall_seconds": row["wall_seconds"], "spool_bytes_per_patient": round(spool / n)})
         for row in memory:
             row["rss_ratio_to_1x"] = round(row["peak_rss_mb"] / memory[0]["peak_rss_mb"], 3)
