@@ -115,7 +115,9 @@ def main(argv: list[str] | None = None) -> int:
         soak_bundle = target if args.quick or args.bundle else by_size[len(by_size) // 2]
         result["soak"] = bench_soak(soak_bundle, args.soak_seconds or (6.0 if args.quick else 120.0),
                                     args.soak_clients or (4 if args.quick else 20))
-    if "screen" in args.only:
+    # --quick leaves screening out unless asked for (`--only screen`): its smoke test is its own
+    # (tests/benchmarks/test_bench_screen.py), so the quick run stays short.
+    if "screen" in args.only and not (args.quick and args.only == list(SECTIONS)):
         from bench_screen import bench_screen
         from bench_screen import markdown as screen_md
 
