@@ -380,7 +380,8 @@ def _explain(r: RelationSpec, a: EvidenceItem, b: EvidenceItem, cmp: Comparison)
 
 
 def _counter_evidence(relations, by_event, grounding, spans) -> tuple[float, set[str], FailureType | None]:
-    strength, ids, failure = 0.0, set(), None
+    strength, failure = 0.0, None
+    ids: set[str] = set()
     for r in relations:
         for negated_event, other_event in ((r.target, r.source), (r.source, r.target)):
             anchors = grounding.get(other_event, [])
