@@ -119,9 +119,8 @@ def pipeline_cold_cached(documents: list[NoteDocument], runs: int) -> dict:
 
 def vanilla_medspacy(documents: list[NoteDocument], runs: int) -> dict:
     """medspaCy out of the box (PyRuSH, TargetMatcher, ConText) on the same notes and phrases."""
-    from medspacy.target_matcher import TargetRule
-
     from medeventgraph.nlp.sentences import silence_pyrush
+    from medspacy.target_matcher import TargetRule
 
     silence_pyrush()  # PyRuSH logs every token at debug level: not the pipeline's work
     texts = [t.text for d in documents for t in d.texts]

@@ -81,9 +81,8 @@ def note_pipeline_predict() -> Callable[[Row], frozenset[str] | None]:
 
 def medspacy_predict() -> Callable[[Row], frozenset[str] | None]:
     import medspacy
-    from medspacy.target_matcher import TargetMatcher, TargetRule
-
     from medeventgraph.nlp.sentences import silence_pyrush
+    from medspacy.target_matcher import TargetMatcher, TargetRule
 
     silence_pyrush()  # PyRuSH logs every token at debug level: not the pipeline's work
     nlp = medspacy.load()
