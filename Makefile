@@ -50,7 +50,7 @@ eval: venv
 
 # Performance benchmarks: results/bench.json, results/BENCH.md
 bench: venv
-	$(BIN)/pip install -q -e ".[test,eval,bench]"
+	$(BIN)/pip install -q -e ".[test,eval,bench,ray]"
 	$(BIN)/python benchmarks/run_bench.py --out results
 
 lint: venv
