@@ -100,6 +100,13 @@ def resolve_relative(
     """
     if anchor is None or anchor_granularity not in (*_FINE, Granularity.DAY):
         return None
+    try:
+        return _relative(expression, anchor, anchor_granularity)
+    except (OverflowError, ValueError):
+        return None  # before year 1 or after 9999: a time the calendar cannot hold is no time
+
+
+def _relative(expression: str, anchor: datetime, anchor_granularity: Granularity) -> EventTime | None:
     local = anchor if anchor.tzinfo else anchor.replace(tzinfo=UTC)
     text = " ".join(expression.lower().split())
     day = Granularity.DAY

@@ -94,6 +94,14 @@ class TimeFinder:
         """Every resolvable time of `sentence`, in text order, without overlaps."""
         if not _PREFILTER.search(sentence):
             return ()
+        try:
+            return self._resolve(sentence, anchors, previous)
+        except (OverflowError, ValueError):
+            # A time the calendar cannot hold (a note dated in year 1 saying "yesterday"): no time,
+            # as with no anchor; the rest of the note is read as usual.
+            return ()
+
+    def _resolve(self, sentence: str, anchors: Anchors, previous: TimeMention | None) -> tuple[TimeMention, ...]:
         found: list[TimeMention] = []
         for rule in self._rules.rules:
             for m in rule.pattern.finditer(sentence):

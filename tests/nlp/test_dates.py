@@ -71,3 +71,8 @@ def test_invalid_and_bare_dates_do_not_resolve():
     assert find_times("AKI on 2015-02-30.", ANCHOR) == []
     assert find_times("2015-02-03", ANCHOR) == []  # a bare date line (Synthea's header) is not an event time
     assert find_times("insulin in 2000 units", ANCHOR) == []
+
+
+def test_relative_times_past_the_ends_of_the_calendar_are_unresolved():
+    assert resolve_relative("yesterday", datetime(1, 1, 1, 5, tzinfo=UTC)) is None
+    assert resolve_relative("5 years ago", datetime(3, 1, 1, tzinfo=UTC)) is None

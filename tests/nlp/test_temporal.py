@@ -105,3 +105,10 @@ def test_a_mention_takes_the_time_of_its_own_clause(finder):
         start = sentence.index(word)
         best = nearest_time(times, start, start + len(word), sentence)
         assert best is not None and best.time.start.date().isoformat() == day
+
+
+@pytest.mark.parametrize("note", [datetime(1, 1, 1, 5, tzinfo=UTC), datetime(9999, 12, 31, 23, tzinfo=UTC)])
+def test_an_anchor_at_the_ends_of_the_calendar_gives_no_time_not_an_error(finder, note):
+    # "yesterday" before year 1, "the next morning" after 9999: nothing the calendar can hold
+    for sentence in ("Acute kidney injury yesterday.", "She was extubated the next morning.", "AKI 3 months ago."):
+        assert finder.find(sentence, Anchors(note=note, admission=note)) == ()
