@@ -55,9 +55,10 @@ def test_past_the_deadline_503_while_discovery_is_answered(start_service):
     [issue] = body["issue"]
     assert issue["code"] == "timeout" and "MEG_REQUEST_DEADLINE_SECONDS" in issue["diagnostics"]
     assert answer["resp"].headers["Retry-After"]
-    # the abandoned computation stops at its next checkpoint, leaving no index and no gate behind
+    # the abandoned computation stops at its next checkpoint and leaves no build gate behind (an index
+    # it finished before the deadline may stay cached: it is a whole index of that record)
     _until(lambda: workers.running() == 0, "the abandoned computation stopped")
-    assert len(cache) == 0 and cache.building() == 0
+    assert cache.building() == 0
 
 
 def test_calls_queued_past_their_deadline_never_start(start_service):
