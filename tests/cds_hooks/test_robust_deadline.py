@@ -17,6 +17,12 @@ QUERY = {"id": "q", "events": [{"id": "e0", "text": "vancomycin", "kind": "medic
          "relations": [{"from": "e0", "to": "e1", "type": "before", "within": "P7D"}]}
 
 
+# Enough rows that ingest outlasts the 1 s deadline by seconds even on an idle machine (so the
+# queued calls' deadlines pass while it still holds the only worker), yet the body stays under the
+# 8 MiB request limit (about 6.2 MB).
+SLOW_ROWS = 28_000
+
+
 def _slow_body(n: int) -> dict[str, Any]:
     """A record whose ingest alone takes far longer than the deadline used below (thousands of rows)."""
     subject = {"reference": f"Patient/{PID}"}
@@ -44,7 +50,7 @@ def test_past_the_deadline_503_while_discovery_is_answered(start_service):
     svc = start_service(request_deadline_seconds=1.0, notes=False, verify_workers=1)
     workers, cache = svc.app.state.meg.engine.workers, svc.app.state.meg.engine.cache
     answer: dict[str, Any] = {}
-    slow = threading.Thread(target=lambda: answer.update(resp=svc.post(VERIFY, _slow_body(12_000))))
+    slow = threading.Thread(target=lambda: answer.update(resp=svc.post(VERIFY, _slow_body(SLOW_ROWS))))
     slow.start()
     _until(lambda: workers.running() == 1, "the verification started")
     discovery = svc.http.get(svc.url())
@@ -65,7 +71,7 @@ def test_calls_queued_past_their_deadline_never_start(start_service):
     svc = start_service(request_deadline_seconds=1.0, notes=False, verify_workers=1)
     workers = svc.app.state.meg.engine.workers
     answers: list[Any] = []
-    slow = threading.Thread(target=lambda: answers.append(svc.post(VERIFY, _slow_body(12_000))))
+    slow = threading.Thread(target=lambda: answers.append(svc.post(VERIFY, _slow_body(SLOW_ROWS))))
     slow.start()
     _until(lambda: workers.running() == 1, "the slow verification started")
     # small calls, queued behind it on the only worker: their deadlines pass while they wait
