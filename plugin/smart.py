@@ -22,9 +22,9 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from medeventgraph.cds_hooks.deps import ServiceState
 from medeventgraph.cds_hooks.encounter import index_for_question, launch_encounter_applies
 from medeventgraph.cds_hooks.errors import HookError
+from medeventgraph.cds_hooks.work import Deadline
 from medeventgraph.settings import Settings
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-from starlette.concurrency import run_in_threadpool
 
 from .smart_oauth import (
     JwksCache,
@@ -231,10 +231,11 @@ def _app_context(extra: dict[str, Any] | None) -> str | None:
     return value if isinstance(value, str) and len(value) <= 20_000 else None
 
 
-def _verify(meg: ServiceState, session: SmartSession, data: Any, query: Any) -> dict[str, Any]:
+def _verify(meg: ServiceState, session: SmartSession, data: Any, query: Any, deadline: Deadline) -> dict[str, Any]:
     # "One encounter" is the encounter the EHR launched with, when it named one.
-    index = index_for_question(meg.engine, session.patient, data, "smart:verify", query, session.encounter)
-    verdict = meg.engine.verify(index, query)
+    index = index_for_question(meg.engine, session.patient, data, "smart:verify", query, session.encounter,
+                               deadline)
+    verdict = meg.engine.verify(index, query, deadline)
     body = verdict.model_dump(mode="json")
     encounter = session.encounter if launch_encounter_applies(query, session.encounter) else None
     body["page"] = page_payload(index, verdict, query, launch_encounter=encounter)
@@ -255,5 +256,8 @@ async def api_verify(request: Request, body: VerifyRequest, session_id: SessionC
         query = query.model_copy(update={"scope": type(query.scope)(body.scope)})
     data = await fetch_record(session.iss, session.access_token, session.patient, meg.settings,
                               meg.http_client())
-    verdict = await run_in_threadpool(_verify, meg, session, data, query)
+    # The same worker pool and deadline as the CDS Hooks services (cds_hooks/work.py): the page's
+    # question never blocks the event loop, and past MEG_REQUEST_DEADLINE_SECONDS it answers 503.
+    deadline = Deadline(meg.settings.request_deadline_seconds)
+    verdict = await meg.engine.workers.run(_verify, deadline, meg, session, data, query)
     return JSONResponse(verdict, headers=_NO_STORE)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -60,18 +61,32 @@ class Service:
         return Browser(self, httpx.Client(timeout=120, follow_redirects=False))
 
 
-@pytest.fixture(scope="session")
-def smart_service(ehr: FakeEhr) -> Iterator[Service]:
+@contextmanager
+def _serve_smart(ehr: FakeEhr, **overrides: Any) -> Iterator[Service]:
     holder: dict[str, Settings] = {}
 
     def make(base: str) -> FastAPI:
+        # A shared 2-core machine can be slow: generous bounds unless a test sets its own.
+        settings = {"fhir_timeout_seconds": 120, "request_deadline_seconds": 600, **overrides}
         holder["s"] = Settings(public_base_url=base, smart_allowed_issuers=[ehr.fhir_base + "/"],
-                               smart_client_id=CLIENT_ID, jwt_required=True,
-                               fhir_timeout_seconds=120)  # a shared 2-core machine can be slow to answer
+                               smart_client_id=CLIENT_ID, jwt_required=True, **settings)
         return create_app(holder["s"])
 
     with serving(make) as (base, app):
         yield Service(base, app, holder["s"], ehr)
+
+
+@pytest.fixture(scope="session")
+def smart_service(ehr: FakeEhr) -> Iterator[Service]:
+    with _serve_smart(ehr) as service:
+        yield service
+
+
+@pytest.fixture()
+def start_smart_service(ehr: FakeEhr) -> Iterator[Any]:
+    """Another SMART service with other settings (torn down after the test)."""
+    with ExitStack() as stack:
+        yield lambda **overrides: stack.enter_context(_serve_smart(ehr, **overrides))
 
 
 @dataclass

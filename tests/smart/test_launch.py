@@ -84,3 +84,15 @@ def test_launch_without_id_token_still_works(smart_service, id_token_mode):
     id_token_mode("none")
     browser = smart_service.browser().login()
     assert page_context(browser.page)["fhir_user"] is None
+
+
+def test_a_question_past_the_request_deadline_answers_503_and_the_page_still_answers(start_smart_service):
+    # The page's verification runs on the service's worker pool under MEG_REQUEST_DEADLINE_SECONDS:
+    # Lance's record cannot be indexed in a millisecond, so the call answers 503 at a checkpoint.
+    service = start_smart_service(request_deadline_seconds=0.001)
+    browser = service.browser().login()
+    resp = browser.verify({"question": QUESTION})
+    assert resp.status_code == 503, resp.text
+    [issue] = resp.json()["issue"]
+    assert issue["code"] == "timeout" and "MEG_REQUEST_DEADLINE_SECONDS" in issue["diagnostics"]
+    assert browser.http.get(f"{service.base}/smart/app").status_code == 200
