@@ -9,6 +9,8 @@ import pytest
 from medeventgraph.fhir_adapters import ingest_json, load_paths
 from medeventgraph.occurrence import Action, Granularity, Kind, TimeType
 
+from ..conftest import missing
+
 SUBJ = {"reference": "Patient/p1"}
 MIMIC = Path(__file__).resolve().parents[1] / "data" / "mimic-iv-demo"
 RXNORM = "http://www.nlm.nih.gov/research/umls/rxnorm"
@@ -160,7 +162,7 @@ def test_mimic_diagnoses_are_never_unknown_when_their_admission_has_a_period():
 def test_shared_mimic_conditions_all_bounded(shared_data):
     folder = shared_data / "mimic-iv-demo-fhir-partial"
     if not folder.is_dir():
-        pytest.skip("MIMIC-IV demo subset not present")
+        missing("MIMIC-IV demo data neither in ../shared/data nor in tests/data")
     result = load_paths([folder])
     periods = {o.id for o in result.occurrences if o.kind is Kind.ENCOUNTER and o.time.end is not None}
     unknown = [o for o in result.occurrences
