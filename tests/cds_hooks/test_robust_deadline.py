@@ -17,14 +17,8 @@ QUERY = {"id": "q", "events": [{"id": "e0", "text": "vancomycin", "kind": "medic
          "relations": [{"from": "e0", "to": "e1", "type": "before", "within": "P7D"}]}
 
 
-# Enough rows that ingest outlasts the 1 s deadline by seconds even on an idle machine (so the
-# queued calls' deadlines pass while it still holds the only worker), yet the body stays under the
-# 8 MiB request limit (about 6.2 MB).
-SLOW_ROWS = 28_000
-
-
-def _slow_body(n: int) -> dict[str, Any]:
-    """A record whose ingest alone takes far longer than the deadline used below (thousands of rows)."""
+def _body(n: int) -> dict[str, Any]:
+    """A verify call for a record of n creatinine rows."""
     subject = {"reference": f"Patient/{PID}"}
     rows = [{"resource": {"resourceType": "Observation", "id": f"o{i}", "status": "final", "subject": subject,
                           "code": {"text": f"creatinine {i % 50}"}, "valueQuantity": {"value": 1.0 + i % 7},
@@ -38,6 +32,20 @@ def _slow_body(n: int) -> dict[str, Any]:
             "prefetch": prefetch}
 
 
+def _hold_ingest(engine) -> threading.Event:
+    """Make the next ingest wait until the returned event is set: a computation as slow as the test
+    needs, whatever the machine's speed (ordering by events, not by durations)."""
+    release = threading.Event()
+    real = engine.index_for
+
+    def held(*args: Any) -> Any:
+        release.wait(timeout=300)
+        return real(*args)
+
+    engine.index_for = held
+    return release
+
+
 def _until(predicate, what: str, limit: float = 120.0) -> None:
     """Wait for a state change (not a duration): fails only if it never comes."""
     give_up = time.monotonic() + limit
@@ -48,9 +56,11 @@ def _until(predicate, what: str, limit: float = 120.0) -> None:
 
 def test_past_the_deadline_503_while_discovery_is_answered(start_service):
     svc = start_service(request_deadline_seconds=1.0, notes=False, verify_workers=1)
-    workers, cache = svc.app.state.meg.engine.workers, svc.app.state.meg.engine.cache
+    engine = svc.app.state.meg.engine
+    workers, cache = engine.workers, engine.cache
+    release = _hold_ingest(engine)
     answer: dict[str, Any] = {}
-    slow = threading.Thread(target=lambda: answer.update(resp=svc.post(VERIFY, _slow_body(SLOW_ROWS))))
+    slow = threading.Thread(target=lambda: answer.update(resp=svc.post(VERIFY, _body(50))))
     slow.start()
     _until(lambda: workers.running() == 1, "the verification started")
     discovery = svc.http.get(svc.url())
@@ -61,31 +71,35 @@ def test_past_the_deadline_503_while_discovery_is_answered(start_service):
     [issue] = body["issue"]
     assert issue["code"] == "timeout" and "MEG_REQUEST_DEADLINE_SECONDS" in issue["diagnostics"]
     assert answer["resp"].headers["Retry-After"]
-    # the abandoned computation stops at its next checkpoint and leaves no build gate behind (an index
-    # it finished before the deadline may stay cached: it is a whole index of that record)
+    assert workers.running() == 1  # still computing after its caller got the 503
+    release.set()
+    # the abandoned computation stops at its next checkpoint and leaves no build gate behind
     _until(lambda: workers.running() == 0, "the abandoned computation stopped")
     assert cache.building() == 0
 
 
 def test_calls_queued_past_their_deadline_never_start(start_service):
     svc = start_service(request_deadline_seconds=1.0, notes=False, verify_workers=1)
-    workers = svc.app.state.meg.engine.workers
+    engine = svc.app.state.meg.engine
+    workers = engine.workers
+    release = _hold_ingest(engine)
     answers: list[Any] = []
-    slow = threading.Thread(target=lambda: answers.append(svc.post(VERIFY, _slow_body(SLOW_ROWS))))
+    slow = threading.Thread(target=lambda: answers.append(svc.post(VERIFY, _body(50))))
     slow.start()
     _until(lambda: workers.running() == 1, "the slow verification started")
     # small calls, queued behind it on the only worker: their deadlines pass while they wait
-    queued = [threading.Thread(target=lambda: answers.append(svc.post(VERIFY, _slow_body(5)))) for _ in range(2)]
+    queued = [threading.Thread(target=lambda: answers.append(svc.post(VERIFY, _body(5)))) for _ in range(2)]
     for t in queued:
         t.start()
     for t in [slow, *queued]:
         t.join(timeout=300)
     assert [r.status_code for r in answers] == [503, 503, 503]
+    release.set()
     _until(lambda: workers.running() == 0, "the computation stopped")
     assert workers.started() == 1  # the queued calls never started
 
 
 def test_within_the_deadline_the_answer_is_cards(start_service):
     svc = start_service(request_deadline_seconds=120.0, notes=False)
-    resp = svc.post(VERIFY, _slow_body(50))
+    resp = svc.post(VERIFY, _body(50))
     assert resp.status_code == 200 and resp.json()["cards"]
