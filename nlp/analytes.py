@@ -1,0 +1,133 @@
+"""The analytes whose values notes state (resources/analytes.json), as a typed, validated table."""
+
+from __future__ import annotations
+
+import re
+from functools import cache, cached_property
+from importlib import resources
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = ["Alias", "Analyte", "AnalyteTable", "UnitSpec", "load_analytes"]
+
+_PACKAGE = "medeventgraph.nlp"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Alias(_Frozen):
+    text: str = Field(min_length=1)
+    case_sensitive: bool = False
+    strict: bool = False  # needs a decimal or a unit after it ("K 6.1"): a bare short form before an integer is ambiguous
+
+
+class UnitSpec(_Frozen):
+    unit: str  # the UCUM-like spelling derive rules convert from
+    aliases: tuple[str, ...]
+    low: float  # plausible range in this unit: outside it the number is something else
+    high: float
+
+    @model_validator(mode="after")
+    def _ordered(self) -> UnitSpec:
+        if not 0 <= self.low < self.high:
+            raise ValueError(f"unit {self.unit}: plausible range {self.low}-{self.high} is empty")
+        return self
+
+    def plausible(self, value: float) -> bool:
+        return self.low <= value <= self.high
+
+
+class Analyte(_Frozen):
+    id: str = Field(pattern=r"^[a-z0-9-]+$")
+    concept: str  # the lexicon concept id the mention stands for
+    display: str
+    kind: str = Field(pattern=r"^(lab|vital)$")
+    loinc: str
+    reading: bool = False  # "blood pressure 80/40": the systolic of an S/D reading
+    aliases: tuple[Alias, ...] = Field(min_length=1)
+    excluded_after: tuple[str, ...] = ()  # words right after the alias that name something else
+    excluded_before: tuple[str, ...] = ()
+    units: tuple[UnitSpec, ...] = Field(min_length=1)
+
+    @property
+    def default_unit(self) -> UnitSpec:
+        """The unit assumed when the text states none (the first one listed)."""
+        return self.units[0]
+
+    def unit_for(self, written: str) -> UnitSpec | None:
+        key = " ".join(written.lower().split())
+        return next((u for u in self.units if key == u.unit.lower() or key in u.aliases), None)
+
+
+class _NotMeasured(_Frozen):
+    about: str = ""
+    intent: tuple[str, ...]  # anywhere in the clause before the value: a goal or a condition
+    limit: tuple[str, ...]  # between the analyte and the number: a threshold or a reference range
+    dose_after: tuple[str, ...]  # right after the number: a dose, a count, a duration
+    other_specimen: tuple[str, ...]  # earlier in the sentence: a value of CSF, urine, pleural fluid ...
+
+
+class _Change(_Frozen):
+    about: str = ""
+    forward: tuple[str, ...]
+    reverse: tuple[str, ...]
+    not_a_change: tuple[str, ...]
+
+
+class _Intervals(_Frozen):
+    about: str = ""
+    words: dict[str, float]
+
+
+class AnalyteTable(_Frozen):
+    version: int
+    about: str = ""
+    analytes: tuple[Analyte, ...]
+    not_a_measurement: _NotMeasured
+    change_words: _Change
+    rise_intervals: _Intervals
+
+    @model_validator(mode="after")
+    def _aliases_unique(self) -> AnalyteTable:
+        seen: dict[tuple[str, bool], str] = {}
+        for analyte in self.analytes:
+            for alias in analyte.aliases:
+                key = (alias.text if alias.case_sensitive else alias.text.lower(), alias.case_sensitive)
+                if key in seen and seen[key] != analyte.id:
+                    raise ValueError(f"alias {alias.text!r} names both {seen[key]} and {analyte.id}")
+                seen[key] = analyte.id
+        return self
+
+    @cached_property
+    def by_alias(self) -> dict[str, tuple[Analyte, Alias]]:
+        """Lower-cased alias -> (analyte, alias); a case-sensitive alias keyed as written."""
+        out: dict[str, tuple[Analyte, Alias]] = {}
+        for analyte in self.analytes:
+            for alias in analyte.aliases:
+                out.setdefault(alias.text if alias.case_sensitive else alias.text.lower(), (analyte, alias))
+        return out
+
+    @cached_property
+    def alias_pattern(self) -> re.Pattern[str]:
+        """Every alias as a whole word, longest first (case is checked after matching)."""
+        texts = sorted({a.text.lower() for an in self.analytes for a in an.aliases}, key=lambda t: (-len(t), t))
+        body = "|".join(re.escape(t).replace(r"\ ", r"\s+") for t in texts)
+        return re.compile(rf"(?<![\w+/.-])(?:{body})(?![\w+])", re.IGNORECASE)
+
+    def lookup(self, written: str) -> tuple[Analyte, Alias] | None:
+        """The analyte an alias as written names: case-sensitive aliases only in their own case."""
+        flat = " ".join(written.split())
+        exact = self.by_alias.get(flat)
+        if exact is not None and exact[1].case_sensitive:
+            return exact
+        found = self.by_alias.get(flat.lower())
+        return found if found is not None and not found[1].case_sensitive else None
+
+
+@cache
+def load_analytes() -> AnalyteTable:
+    raw = resources.files(_PACKAGE).joinpath("resources", "analytes.json").read_bytes()
+    return AnalyteTable.model_validate(orjson.loads(raw))

@@ -1,0 +1,199 @@
+"""Values a note states (nlp/values.py) -> lab and vital Occurrences with value, unit, span and time.
+
+A value mention is a note mention like any other: its id and citation are its characters in the
+note, its assertion comes from the note's ConText cues and section, and its time is the one the
+sentence states (resolved against the note's anchors) — or none, with the note's date as the
+"no later than" bound (`documented`). A value copied forward from an earlier note links to its
+origin (`copied_from`): it is the same measurement, not a new one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from medeventgraph.occurrence import (
+    Coding,
+    Concept,
+    EventTime,
+    Kind,
+    NoteDocument,
+    NoteText,
+    Occurrence,
+    Origin,
+    SourceRef,
+    TimeType,
+    Value,
+)
+
+from .analytes import load_analytes
+from .cache import content_hash
+from .context import assert_targets, assertion_from_flags
+from .copies import MentionKey, link_copies, normalize_sentence
+from .dates import TimeMention, nearest_time
+from .mentions import UNRESOLVED, json_path, mention_id, note_order
+from .processed import ProcessedNote, SentenceSpan
+from .rules import section_assertions
+from .values import ValueFind, doc_values
+
+__all__ = ["LOINC", "ValueDraft", "build_value_occurrence", "note_value_drafts", "value_occurrences"]
+
+LOINC = "http://loinc.org"
+
+
+@dataclass(frozen=True, slots=True)
+class ValueDraft:
+    document: NoteDocument
+    note: NoteText
+    found: ValueFind
+    sentence: SentenceSpan
+    sentence_text: str
+    flags: frozenset[str]
+    times: tuple[TimeMention, ...]
+    text_hash: str
+    rank: int  # index among this analyte's values in the sentence (copy detection)
+
+    @property
+    def occurrence_id(self) -> str:
+        return mention_id(self.document.resource_type, self.document.resource_id, self.note.attachment,
+                          self.found.start, self.found.end)
+
+
+def note_value_drafts(
+    document: NoteDocument,
+    note: NoteText,
+    processed: ProcessedNote,
+    sentence_times: Callable[[SentenceSpan], tuple[TimeMention, ...]],
+) -> list[ValueDraft]:
+    """The values of one processed note text, with their ConText flags and sentence times."""
+    found = [v for v in doc_values(processed.doc) if not processed.in_heading(v.start, v.end)]
+    spans, kept = [], []
+    for v in found:
+        span = processed.doc.char_span(v.start, v.end, alignment_mode="expand")
+        sentence = processed.sentence_of(span.start) if span is not None and len(span) else None
+        if span is not None and sentence is not None and sentence.start <= v.start and v.end <= sentence.end:
+            spans.append(span)
+            kept.append((v, sentence))
+    flags = assert_targets(processed.doc, processed.modifiers, spans)
+    text_hash = content_hash(processed.text)
+    drafts: list[ValueDraft] = []
+    ranks: dict[tuple[int, str], int] = {}
+    for (v, sentence), flag in zip(kept, flags, strict=True):
+        key = (sentence.start, v.analyte)
+        ranks[key] = ranks.get(key, -1) + 1
+        drafts.append(ValueDraft(document, note, v, sentence, processed.text[sentence.start:sentence.end],
+                                 frozenset(flag), sentence_times(sentence), text_hash, ranks[key]))
+    return drafts
+
+
+def value_occurrences(drafts: list[ValueDraft], copy_min_words: int) -> list[Occurrence]:
+    keys = [
+        MentionKey(d.occurrence_id, d.document.patient, note_order(d.document, d.note.attachment),
+                   f"{d.document.reference}#a{d.note.attachment}", d.text_hash,
+                   normalize_sentence(d.sentence_text), d.found.analyte, d.rank)
+        for d in drafts
+    ]
+    copies = link_copies(keys, copy_min_words)
+    series: dict[tuple[str, int, int], dict[int, str]] = {}
+    for d in drafts:
+        if d.found.change:
+            series.setdefault((d.document.reference, d.note.attachment, d.found.series), {})[d.found.time_rank] = \
+                d.occurrence_id
+    segments = _segments(drafts)
+    out = []
+    for d in drafts:
+        earlier = None
+        if d.found.change and d.found.time_rank > 0:
+            earlier = series[(d.document.reference, d.note.attachment, d.found.series)].get(d.found.time_rank - 1)
+        out.append(build_value_occurrence(d, copies.get(d.occurrence_id), earlier, segments.get(d.occurrence_id)))
+    return out
+
+
+def _segments(drafts: list[ValueDraft]) -> dict[str, tuple[int, int]]:
+    """A stated change's values each own the text from their number to the next one's: a time
+    written there is theirs ("creatinine 1.5 up from 1.2 yesterday": yesterday is 1.2's). A time
+    expression belongs where it ends (Duckling reads "from 1.2 yesterday" as one)."""
+    by_series: dict[tuple[str, int, int], list[ValueDraft]] = {}
+    for d in drafts:
+        if d.found.change:
+            by_series.setdefault((d.document.reference, d.note.attachment, d.found.series), []).append(d)
+    out = {}
+    for members in by_series.values():
+        members.sort(key=lambda d: d.found.end)
+        starts = [d.found.end - len(d.found.text) for d in members]
+        for i, d in enumerate(members):
+            # The first value also owns the words before the analyte ("Today creatinine 1.5 up from ...").
+            first = d.sentence.start if i == 0 else starts[i]
+            out[d.occurrence_id] = (first, starts[i + 1] if i + 1 < len(members) else d.sentence.end)
+    return out
+
+
+def _documented(document: NoteDocument) -> EventTime:
+    d = document.date
+    return EventTime(start=d.start, end=d.end, type=TimeType.DOCUMENTATION, granularity=d.granularity)
+
+
+def _stated_time(draft: ValueDraft, segment: tuple[int, int] | None) -> TimeMention | None:
+    offset = draft.sentence.start
+    if segment is None:
+        return nearest_time(list(draft.times), draft.found.start - offset, draft.found.end - offset,
+                            draft.sentence_text)
+    return next((t for t in draft.times if segment[0] < offset + t.end <= segment[1]), None)
+
+
+def build_value_occurrence(
+    draft: ValueDraft, copied_from: str | None, change_from: str | None, segment: tuple[int, int] | None = None
+) -> Occurrence:
+    document, note, sentence, v = draft.document, draft.note, draft.sentence, draft.found
+    analyte = next(a for a in load_analytes().analytes if a.id == v.analyte)
+    flags = set(draft.flags) | section_assertions().get(sentence.section or "", frozenset())
+    stated = _stated_time(draft, segment)
+    literal = note.text[v.start:v.end]
+    extra: list[tuple[str, str]] = [
+        ("sentence_start", str(sentence.start)),
+        ("sentence_end", str(sentence.end)),
+        ("section", sentence.section or ""),
+        ("literal", literal),
+        ("term_source", "value"),
+        ("analyte", analyte.id),
+        ("unit_stated", "true" if v.unit_stated else "false"),
+    ]
+    if v.quantity is None and v.low is not None and v.high is not None:
+        extra += [("value_low", f"{v.low:g}"), ("value_high", f"{v.high:g}")]
+    if v.series:
+        extra.append(("value_series", f"{document.reference}#a{note.attachment}/{v.series}"))
+    if change_from is not None:
+        extra.append(("change_from", change_from))
+        if v.within_hours is not None:
+            extra.append(("change_within_hours", f"{v.within_hours:g}"))
+    if stated is not None:
+        extra += [("time_text", stated.text), ("time_anchor", stated.anchor)]
+        if stated.part:
+            extra.append(("time_part", stated.part))
+        if stated.approximate:
+            extra.append(("time_approximate", "true"))
+    if copied_from is not None:
+        extra.append(("copied_from", copied_from))
+    return Occurrence(
+        id=draft.occurrence_id,
+        patient=document.patient,
+        kind=Kind(analyte.kind),
+        origin=Origin.NOTE,
+        concept=Concept((Coding(LOINC, analyte.loinc, analyte.display),), analyte.concept),
+        time=stated.time if stated is not None else UNRESOLVED,
+        source=SourceRef(
+            resource_type=document.resource_type,
+            resource_id=document.resource_id,
+            json_path=json_path(document.resource_type, note.attachment),
+            attachment=note.attachment,
+            start=v.start,
+            end=v.end,
+            section=sentence.section,
+        ),
+        encounter=document.encounter,
+        assertion=assertion_from_flags(flags),
+        documented=_documented(document),
+        value=Value(quantity=v.quantity, unit=v.unit, text=v.text),
+        text=draft.sentence_text,
+        extra=tuple(extra),
+    )

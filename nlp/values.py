@@ -1,0 +1,319 @@
+"""Values stated in note text: "creatinine 2.3", "K 6.1", "Cr rose from 1.0 to 2.1", "SBP in the 70s",
+"BP 80/40", "lactate of 4", "potassium was 6.1 mmol/L" -> `ValueFind`s with the exact characters.
+
+A spaCy component (`medeventgraph_values`) reads them sentence by sentence with bounded regular
+expressions (linear in the note) from the analyte table (resources/analytes.json): an alias, a
+short gap, then a number, a decade ("in the 70s") or a reading ("80/40"), and the unit written
+after it or the analyte's default. A number is no measurement when its clause states a goal or
+a condition ("goal K > 4", "if Cr rises above 2"), when a limit word sits between the analyte and
+the number ("systolic greater than 160", "normal 0.6-1.2"), when a dose unit follows it
+("potassium 10 mEq daily"), when it is a date or a time, a range, or outside the unit's
+plausible range. Assertions (negated, historical, ...) and times are settled later, from the
+note's ConText cues and time expressions, as for every other mention.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from .analytes import Alias, Analyte, AnalyteTable, UnitSpec, load_analytes
+
+__all__ = ["ValueFind", "add_value_finder", "doc_values", "find_values"]
+
+_EXTENSION = "meg_values"
+_GAP_CHARS = 45  # analyte to value: "creatinine on admission to the hospital was 0.9" fits
+_GAP_WORDS = 7
+_NUMBER = re.compile(r"(?<![\w.])(\d{1,4}(?:\.\d{1,3})?|\.\d{1,3})(?![\d])")
+_DATE_OR_TIME = re.compile(
+    r"(?<![\w.])(?:\d{1,4}[/-]\d{1,2}(?:[/-]\d{2,4})?|\d{1,2}:\d{2}(?::\d{2})?|\d{4}\s*(?:hours|hrs|h)\b)"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?"
+    r"|\b(?:in|since|of|from)\s+(?:19|20)\d{2}\b|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*",
+    re.IGNORECASE,
+)
+_DECADE = re.compile(r"(?:the\s+)?(?:(?P<q>low|lower|mid|middle|high|upper)[\s-]+)?(?P<dec>[1-9]0|[12][1-9]0)'?s\b",
+                     re.IGNORECASE)
+_READING = re.compile(r"(?P<s>\d{2,3})\s*/\s*(?P<d>\d{2,3})(?![\d/])")
+_POSTFIX_DECADE = re.compile(
+    r"\b(?:in|into|to)\s+the\s+(?:(?P<q>low|lower|mid|middle|high|upper)[\s-]+)?(?P<dec>[1-9]0|[12][1-9]0)'?s\s+"
+    r"(?P<alias>systolic|sbp)\b(?!\s+(?:ejection|murmur|function))",
+    re.IGNORECASE,
+)
+_CLAUSE_BREAK = re.compile(r"[,;:()\[\]]|\bbut\b|\bwhich\b|\band\b", re.IGNORECASE)
+_QUARTERS = {None: (0, 9), "low": (0, 3), "lower": (0, 3), "mid": (3, 7), "middle": (3, 7), "high": (7, 9), "upper": (7, 9)}
+
+
+@dataclass(frozen=True, slots=True)
+class ValueFind:
+    """One stated value at characters [start, end) of the note (alias through number and unit)."""
+
+    start: int
+    end: int
+    analyte: str  # analyte id in the table
+    quantity: float | None  # None: a stated range only ("in the 70s": low 70, high 79)
+    low: float | None
+    high: float | None
+    unit: str
+    unit_stated: bool
+    text: str  # the value as written: "6.1", "in the 70s", "80/40"
+    series: int = 0  # values of one stated change or range share a series number (>0)
+    time_rank: int = 0  # a stated change's values in time order (0 = earliest)
+    change: bool = False  # the series states a change over time ("rose from 1.0 to 2.1")
+    within_hours: float | None = None  # the interval a stated change's sentence bounds it to
+
+
+def _has_word(text: str, words: tuple[str, ...]) -> str | None:
+    lowered = " ".join(text.lower().split())
+    for word in sorted(words, key=len, reverse=True):
+        pattern = re.escape(word)
+        if re.search(rf"(?<![\w]){pattern}(?![\w])" if word[0].isalnum() else pattern, lowered):
+            return word
+    return None
+
+
+def _quantity(text: str) -> float:
+    return float(text)
+
+
+@dataclass(frozen=True, slots=True)
+class _Raw:
+    start: int  # value start in the sentence
+    end: int  # value (and unit) end
+    quantity: float | None
+    low: float | None
+    high: float | None
+    unit: UnitSpec
+    unit_stated: bool
+    text: str
+
+
+class _SentenceReader:
+    def __init__(self, table: AnalyteTable, sentence: str) -> None:
+        self.table = table
+        self.text = sentence
+        self.masked = _DATE_OR_TIME.sub(lambda m: " " * len(m.group()), sentence)
+        self.aliases = [(m.start(), m.end()) for m in table.alias_pattern.finditer(sentence)]
+
+    def _alias_between(self, start: int, end: int) -> bool:
+        return any(start <= s and e <= end for s, e in self.aliases)
+
+    def _unit_after(self, analyte: Analyte, pos: int) -> tuple[UnitSpec, bool, int] | None:
+        """(unit, stated, end) after a number; None when a dose or count unit follows it."""
+        rest = self.text[pos:pos + 24]
+        m = re.match(r"\s*([^\s,;()\[\]]+(?:\s+(?:hg|per\s+\w+))?)", rest)
+        if m:
+            written = m.group(1).rstrip(".")
+            for spec in analyte.units:
+                for alias in sorted((spec.unit.lower(), *spec.aliases), key=len, reverse=True):
+                    if re.match(rf"\s*{re.escape(alias)}(?![\w/])", rest, re.IGNORECASE):
+                        length = re.match(rf"\s*{re.escape(alias)}", rest, re.IGNORECASE).end()  # type: ignore[union-attr]
+                        return spec, True, pos + length
+            first = re.match(r"[^\w%]*([\w%.]+)", rest[:m.end()])
+            if (first and first.group(1).lower().rstrip(".") in self.table.not_a_measurement.dose_after) or \
+                    written.startswith("%"):
+                return None
+        return analyte.default_unit, False, pos
+
+    def value_at(self, analyte: Analyte, alias: Alias, digit: int, start: int) -> _Raw | None:
+        """The value whose digits start at `digit` (a decade may start earlier, at "the low"), if
+        it is a plausible measurement."""
+        m = _DECADE.match(self.text, start)
+        if m and m.end() > digit and self.text[m.end():m.end() + 1] not in ("-", "/") or (
+                m and analyte.reading and m.end() > digit):
+            low_off, high_off = _QUARTERS[(m.group("q") or "").lower() or None]
+            base = int(m.group("dec"))
+            low, high = float(base + low_off), float(base + high_off)
+            unit = analyte.default_unit
+            if unit.plausible(low) and unit.plausible(high):
+                return _Raw(start, m.end(), None, low, high, unit, False, m.group())
+            return None
+        if analyte.reading:
+            r = _READING.match(self.text, digit)
+            if r is None:
+                return None  # a bare number after "blood pressure" may be a mean pressure
+            s, d = int(r.group("s")), int(r.group("d"))
+            unit, stated, end = self._unit_after(analyte, r.end()) or (analyte.default_unit, False, r.end())
+            if s > d and unit.plausible(s) and 15 <= d <= 200:
+                return _Raw(digit, end, float(s), None, None, unit, stated, self.text[digit:end])
+            return None
+        n = _NUMBER.match(self.text, digit)
+        if n is None or self.masked[n.start():n.end()] != n.group():
+            return None
+        if re.match(r"\s?[-\u2013]\s?\d|/\d|\s?%", self.text[n.end():n.end() + 3]):
+            return None  # a range ("0.6-1.2"), a fraction or a percentage
+        found = self._unit_after(analyte, n.end())
+        if found is None:
+            return None
+        unit, stated, end = found
+        if alias.strict and "." not in n.group() and not stated:
+            return None
+        value = float(n.group())
+        if not unit.plausible(value):
+            return None
+        return _Raw(digit, end, value, None, None, unit, stated, self.text[digit:end])
+
+    def first_value(self, analyte: Analyte, alias: Alias, alias_end: int) -> _Raw | None:
+        """The first value in the short gap after the alias (dates and times skipped); None when
+        the gap breaks the clause, names another analyte, or states a limit or an intent."""
+        # A reading ("80/40") looks like a date to the mask; a date is no plausible reading.
+        window = (self.text if analyte.reading else self.masked)[alias_end:alias_end + _GAP_CHARS]
+        m = re.search(r"[\d,;()\[\]]", window)
+        if m is None or not m.group().isdigit():
+            return None
+        digit = alias_end + m.start()
+        gap = self.text[alias_end:digit]
+        if len(gap.split()) > _GAP_WORDS or self._alias_between(alias_end, digit):
+            return None
+        words = self.table.not_a_measurement
+        if _has_word(self.masked[alias_end:digit], words.limit) or _has_word(gap, words.intent):
+            return None
+        lead = re.search(r"(?:the\s+)?(?:(?:low|lower|mid|middle|high|upper)[\s-]+)?$", gap, re.IGNORECASE)
+        start = alias_end + lead.start() if lead else digit
+        return self.value_at(analyte, alias, digit, start)
+
+    def follow(self, analyte: Analyte, alias: Alias, raw: _Raw, forward: bool) -> _Raw | None:
+        """The next value of a series: "to Y" after "from X", or "from Y" after X (reverse)."""
+        tail = self.text[raw.end:raw.end + 30]
+        cue = (r"\s*(?:to|->|\u2192)\s+(?:about\s+|like\s+about\s+|approximately\s+)?" if forward else
+               r"\s*,?\s*(?:(?:up|down|increased|decreased|improved|worsened|rising|falling)\s+)?from\s+")
+        m = re.match(cue, tail, re.IGNORECASE)
+        if m is None:
+            return None
+        digit = raw.end + m.end()
+        if digit >= len(self.text) or not (self.text[digit].isdigit() or self.text[digit:digit + 4].lower() == "the "):
+            return None
+        lead = re.match(r"the\s+(?:(?:low|lower|mid|middle|high|upper)[\s-]+)?", self.text[digit:], re.IGNORECASE)
+        first_digit = digit + (lead.end() if lead else 0)
+        return self.value_at(analyte, alias, first_digit, digit)
+
+
+def _clause_before(sentence: str, start: int) -> str:
+    before = sentence[:start]
+    breaks = list(_CLAUSE_BREAK.finditer(before))
+    return before[breaks[-1].end():] if breaks else before
+
+
+def _excluded(table: AnalyteTable, analyte: Analyte, alias: Alias, sentence: str, start: int, end: int) -> bool:
+    if re.match(r"-[a-z]", sentence[end:end + 2].lower()):
+        return True  # "K-Dur", "Cr-51": a word of its own
+    after = sentence[end:end + 24].lower().lstrip()
+    if any(after.startswith(w) for w in analyte.excluded_after):
+        return True
+    before = " ".join(sentence[max(0, start - 30):start].lower().split())
+    if any(re.search(rf"(?<![\w]){re.escape(w)}\s*$", before) for w in analyte.excluded_before):
+        return True
+    if alias.strict and re.search(r"\d\s*$", sentence[:start]):
+        return True  # "WBC 12 K": a thousand, not potassium
+    # "BUN and creatinine are 5 and 0.3": values listed jointly, paired by position.
+    joint = re.compile(rf"(?:{table.alias_pattern.pattern})\s+(?:and|&)\s*$", re.IGNORECASE)
+    return bool(joint.search(sentence[max(0, start - 40):start])) or bool(
+        re.match(rf"\s+(?:and|&)\s+(?:{table.alias_pattern.pattern})", sentence[end:end + 40], re.IGNORECASE))
+
+
+def _within_hours(table: AnalyteTable, sentence: str) -> float | None:
+    hits = [hours for word, hours in table.rise_intervals.words.items() if _has_word(sentence, (word,))]
+    return min(hits) if hits else None
+
+
+def find_values(sentence: str, offset: int = 0, table: AnalyteTable | None = None) -> list[ValueFind]:
+    """Every value the sentence states, in text order; offsets are `offset` + sentence position.
+
+    >>> [(v.analyte, v.quantity, v.unit) for v in find_values("Sodium 138, potassium 6.1, BUN 111.")]
+    [('potassium', 6.1, 'mmol/L'), ('urea-nitrogen', 111.0, 'mg/dL')]
+    >>> [(v.quantity, v.time_rank) for v in find_values("His creatinine has gone from 2.1 to 4.2 overnight.")]
+    [(2.1, 0), (4.2, 1)]
+    """
+    table = table or load_analytes()
+    if not any(ch.isdigit() for ch in sentence):
+        return []
+    reader = _SentenceReader(table, sentence)
+    out: list[ValueFind] = []
+    series = 0
+    consumed = 0
+    for m in table.alias_pattern.finditer(sentence):
+        if m.start() < consumed:
+            continue
+        found = table.lookup(m.group())
+        if found is None:
+            continue
+        analyte, alias = found
+        if _excluded(table, analyte, alias, sentence, m.start(), m.end()):
+            continue
+        if _has_word(_clause_before(sentence, m.start()), table.not_a_measurement.intent) or \
+                _has_word(sentence[:m.start()], table.not_a_measurement.other_specimen):
+            continue
+        raw = reader.first_value(analyte, alias, m.end())
+        if raw is None:
+            continue
+        gap = " ".join(sentence[m.end():raw.start].lower().split())
+        chain = [raw]
+        change = gap.endswith("from") and not _has_word(gap, table.change_words.not_a_change)
+        readings = _has_word(gap, table.change_words.not_a_change) is not None
+        forward = change or readings
+        while len(chain) < 4:
+            nxt = reader.follow(analyte, alias, chain[-1], forward)
+            if nxt is None:
+                break
+            chain.append(nxt)
+            change = change or not forward
+        if len(chain) > 1:
+            series += 1
+        within = _within_hours(table, sentence) if change and len(chain) > 1 else None
+        for i, r in enumerate(chain):
+            rank = i if forward else len(chain) - 1 - i
+            out.append(ValueFind(offset + m.start(), offset + r.end, analyte.id, r.quantity, r.low, r.high,
+                                 r.unit.unit, r.unit_stated, r.text.strip(), series if len(chain) > 1 else 0,
+                                 rank if change else 0, change and len(chain) > 1, within))
+        consumed = chain[-1].end
+    out.extend(_postfix_decades(table, sentence, offset, {(v.start, v.end) for v in out}))
+    return sorted(out, key=lambda v: (v.start, v.end))
+
+
+def _postfix_decades(table: AnalyteTable, sentence: str, offset: int, taken: set[tuple[int, int]]) -> list[ValueFind]:
+    """"dipped down into the 60s systolic": the decade before the analyte."""
+    out = []
+    for m in _POSTFIX_DECADE.finditer(sentence):
+        found = table.lookup(m.group("alias"))
+        if found is None or _has_word(_clause_before(sentence, m.start()), table.not_a_measurement.intent):
+            continue
+        analyte = found[0]
+        low_off, high_off = _QUARTERS[(m.group("q") or "").lower() or None]
+        base = int(m.group("dec"))
+        unit = analyte.default_unit
+        span = (offset + m.start(), offset + m.end())
+        if span not in taken and unit.plausible(base + low_off) and unit.plausible(base + high_off):
+            out.append(ValueFind(span[0], span[1], analyte.id, None, float(base + low_off), float(base + high_off),
+                                 unit.unit, False, sentence[m.start():m.start("alias")].strip()))
+    return out
+
+
+@Language.factory("medeventgraph_values")
+def make_value_finder(nlp, name):
+    """Reads the values each sentence states into `doc._.meg_values` (a tuple of ValueFind in
+    text order). Sentences without a digit cost one scan."""
+    if not Doc.has_extension(_EXTENSION):
+        Doc.set_extension(_EXTENSION, default=())
+    table = load_analytes()
+
+    def find(doc: Doc) -> Doc:
+        text = doc.text
+        if not any(ch.isdigit() for ch in text):
+            return doc
+        found: list[ValueFind] = []
+        for sent in doc.sents:
+            found.extend(find_values(text[sent.start_char:sent.end_char], sent.start_char, table))
+        doc._.set(_EXTENSION, tuple(found))
+        return doc
+
+    return find
+
+
+def add_value_finder(nlp: Language) -> None:
+    nlp.add_pipe("medeventgraph_values")
+
+
+def doc_values(doc: Doc) -> tuple[ValueFind, ...]:
+    return doc._.get(_EXTENSION) if doc.has_extension(_EXTENSION) else ()
