@@ -11,6 +11,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import medspacy
 from medeventgraph.occurrence import EventTime, NoteDocument, NoteText, Occurrence
@@ -26,6 +27,8 @@ from .sentences import SPLITTERS, add_sentence_splitter
 from .targets import TargetTerm, TermMatcher
 from .temporal import TimeFinder
 from .timeline import note_anchors, sentence_times
+from .value_mentions import ValueDraft, note_value_drafts, value_occurrences
+from .values import add_value_finder, doc_values
 from .wordforms import WordForms
 
 __all__ = ["DEFAULT_SPLITTER", "NotePipeline", "NoteSentence"]
@@ -74,6 +77,7 @@ class NotePipeline:
         add_sentence_splitter(self.nlp, sentence_splitter)
         add_sectionizer(self.nlp)
         add_abbreviation_detector(self.nlp)
+        add_value_finder(self.nlp)
         self.wordforms = WordForms()
         self.modifier_finder = ModifierFinder(self.nlp)
         self.time_finder = TimeFinder()
@@ -136,6 +140,26 @@ class NotePipeline:
         ]
         copies = link_copies(keys, self.copy_min_words)
         return [build_occurrence(d, copies.get(d.occurrence_id)) for d in drafts]
+
+    def values(
+        self, documents: Sequence[NoteDocument], encounters: Mapping[str, EventTime] | None = None
+    ) -> list[Occurrence]:
+        """Every lab or vital value the documents' texts state ("K 6.1", "SBP in the 70s"), as
+        note mentions with value, unit, span, assertion and stated time (nlp/value_mentions.py)."""
+        with self._lock:
+            drafts: list[ValueDraft] = []
+            for document in documents:
+                period = (encounters or {}).get(document.encounter or "")
+                for note in document.texts:
+                    if not _is_text(note):
+                        continue
+                    processed = self.process(document, note)
+                    if not doc_values(processed.doc):
+                        continue
+                    anchors = note_anchors(document, processed.text, period, self.time_finder)
+                    times = partial(sentence_times, processed, anchors=anchors, finder=self.time_finder)
+                    drafts.extend(note_value_drafts(document, note, processed, times))
+        return value_occurrences(drafts, self.copy_min_words)
 
     def _note_mentions(
         self, document: NoteDocument, note: NoteText, matcher: TermMatcher, period: EventTime | None
