@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from medeventgraph.core.query import VerificationQuery
     from medeventgraph.core.verdict import Verdict
 
-__all__ = ["OVERRIDE_REASONS", "TOPIC_SYSTEM", "app_context", "describe_query", "verdict_card", "wants_card"]
+__all__ = ["OVERRIDE_REASONS", "TOPIC_SYSTEM", "action_note", "app_context", "describe_query", "verdict_card", "wants_card"]
 
 TOPIC_SYSTEM = "https://medeventgraph.org/fhir/CodeSystem/cds-topic"
 OVERRIDE_SYSTEM = "https://medeventgraph.org/fhir/CodeSystem/override-reason"
@@ -52,6 +52,17 @@ def describe_query(query: VerificationQuery) -> str:
         within = f" within {duration_words(rel.within)}" if rel.within else ""
         parts.append(f"{a.text or a.kind} {rel.type.value} {b.text or b.kind}{within}")
     return "; ".join(parts)
+
+
+def action_note(verdict: Verdict) -> str | None:
+    """How the record decided what a question's words asked for ("started on": a dose given, or
+    any medication record), as one line for the card: the clinician sees what was checked."""
+    grounding = verdict.search.get("grounding")
+    actions = grounding.get("actions") if isinstance(grounding, dict) else None
+    if not isinstance(actions, dict) or not actions:
+        return None
+    text = "; ".join(dict.fromkeys(str(v) for v in actions.values()))
+    return text[:1].upper() + text[1:]
 
 
 def app_context(query: VerificationQuery, verdict: Verdict, patient: str | None, encounter: str | None) -> str:

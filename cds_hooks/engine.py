@@ -81,6 +81,16 @@ class Engine:
             deadline.check()
         return verify_query(index, query, self.settings)
 
+    def verify_asked(self, index: Any, query: VerificationQuery, question: str | None,
+                     deadline: Deadline | None = None) -> tuple[VerificationQuery, Verdict]:
+        """Verify `query`, made from `question` (None: sent as JSON) before the record was read,
+        with its action words read against the index's record (core.question_record); the query
+        as verified, and the verdict saying in search.grounding how the record decided."""
+        from medeventgraph.core.question_record import read_on_record, with_action_notes
+
+        query, notes = read_on_record(query, question, index.record)
+        return query, with_action_notes(self.verify(index, query, deadline), notes)
+
     def verify_many(self, index: Any, queries: list[VerificationQuery],
                     deadline: Deadline | None = None) -> list[Verdict]:
         return [self.verify(index, q, deadline) for q in queries]

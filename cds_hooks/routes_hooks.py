@@ -13,7 +13,7 @@ from fastapi import APIRouter
 from medeventgraph.fhir_adapters.json_shape import shape_problem
 from pydantic import BaseModel, ValidationError
 
-from .cards import verdict_card, wants_card
+from .cards import action_note, verdict_card, wants_card
 from .deps import CallerDep, ServiceState, StateDep
 from .encounter import index_for_question
 from .errors import HookError
@@ -89,9 +89,10 @@ def _verify(state: ServiceState, ctx: VerifyContext, data: PatientData, deadline
     # An encounter-scoped question asked in an encounter is about that encounter.
     index = index_for_question(state.engine, ctx.patientId, data, "cds-hooks:verify", query, ctx.encounterId,
                                deadline)
-    verdict = state.engine.verify(index, query, deadline)
-    return [verdict_card(verdict, query, state.settings, topic="verification", patient=ctx.patientId,
-                         encounter=ctx.encounterId)]
+    question = ctx.query.strip() if isinstance(ctx.query, str) else None
+    query, verdict = state.engine.verify_asked(index, query, question, deadline)
+    return [verdict_card(verdict, query, state.settings, title=action_note(verdict), topic="verification",
+                         patient=ctx.patientId, encounter=ctx.encounterId)]
 
 
 @router.post("/cds-services/{service_id}", response_model=CdsResponse, response_model_exclude_none=True)

@@ -9,12 +9,12 @@ from typing import Any
 import orjson
 from medeventgraph.core.index import PatientIndex, build_index
 from medeventgraph.core.query import VerificationQuery
+from medeventgraph.core.question_record import read_on_record, with_action_notes
 from medeventgraph.core.verdict import Verdict
 from medeventgraph.core.verify import verify_query
 from medeventgraph.fhir_adapters.ingest import ingest_json, load_paths
 from medeventgraph.fhir_adapters.limits import InputLimits
 from medeventgraph.fhir_adapters.record import IngestResult, PatientRecord
-from medeventgraph.occurrence import Action
 from medeventgraph.outcome import InputError, Issue
 from medeventgraph.settings import Settings
 
@@ -24,6 +24,8 @@ __all__ = [
     "make_note_pipeline",
     "parse_query",
     "parse_query_noted",
+    "question_text",
+    "read_on_record",
     "select_patient",
     "verify",
     "verify_index",
@@ -63,31 +65,30 @@ def parse_query(query: str | dict | VerificationQuery, record: PatientRecord | N
     return parse_query_noted(query, record)[0]
 
 
+def question_text(query: str | dict | VerificationQuery) -> str | None:
+    """The free-text question `query` holds, or None for a query (an object or JSON text)."""
+    if not isinstance(query, str):
+        return None
+    text = query.strip()
+    return None if text.startswith("{") else text
+
+
 def parse_query_noted(
     query: str | dict | VerificationQuery, record: PatientRecord | None = None
 ) -> tuple[VerificationQuery, dict[str, str]]:
-    """A query, and for a question how the record decided an action word ("started on")."""
+    """A query, and for a question how the record decided an action word ("started on");
+    without the record, "started on" stays `any` (read_on_record decides it later)."""
     if isinstance(query, VerificationQuery):
         return query, {}
     if isinstance(query, dict):
         return VerificationQuery.model_validate(query), {}
-    text = query.strip()
-    if text.startswith("{"):
-        return VerificationQuery.model_validate(orjson.loads(text)), {}
+    text = question_text(query)
+    if text is None:
+        return VerificationQuery.model_validate(orjson.loads(query)), {}
     from medeventgraph.core.question import parse_question_noted
 
-    administrations = None
-    if record is not None:
-        administrations = any(o.action is Action.ADMINISTERED for o in record.occurrences)
-    return parse_question_noted(text, administrations=administrations)
-
-
-def with_action_notes(verdict: Verdict, notes: dict[str, str]) -> Verdict:
-    """Say in search.grounding how the record decided an event's action."""
-    if notes:
-        grounding = verdict.search.get("grounding")
-        verdict.search["grounding"] = {**(grounding if isinstance(grounding, dict) else {}), "actions": notes}
-    return verdict
+    parsed, notes = parse_question_noted(text)
+    return (parsed, notes) if record is None else read_on_record(parsed, text, record)
 
 
 def verify_index(index: PatientIndex, query: str | dict | VerificationQuery, settings: Settings) -> Verdict:

@@ -43,9 +43,11 @@ def _line_id(raw: Any, n: int) -> Any:
     return qid if isinstance(qid, (str, int)) and not isinstance(qid, bool) else f"line-{n}"
 
 
-def answer_line(raw_line: bytes, n: int, verify: Callable[[Any, str | None], dict[str, Any]],
+def answer_line(raw_line: bytes, n: int, verify: Callable[[Any, str | None, str | None], dict[str, Any]],
                 parse_query: Callable[[Any], Any]) -> dict[str, Any]:
-    """The output row for input line `n`: `verify(query, patient)`'s verdict, or {"id", "error"}."""
+    """The output row for input line `n`: `verify(query, patient, question)`'s verdict, or
+    {"id", "error"}. A question line is parsed here, before its patient's record is read (so a
+    bad one costs no index); `question` goes along for `verify` to read against the record."""
     raw: Any = None
     try:
         if not raw_line.strip():
@@ -65,7 +67,7 @@ def answer_line(raw_line: bytes, n: int, verify: Callable[[Any, str | None], dic
             query = query.model_copy(update={"id": str(line.id) if line.id is not None else f"line-{n}"})
         else:
             query = parse_query(line.query_fields())
-        return verify(query, line.patient)
+        return verify(query, line.patient, line.question)
     except InputError as exc:
         issue = exc.issue
         if not issue.diagnostics.startswith("line "):

@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import IO, Any
 
 import orjson
-from medeventgraph.api import load, make_note_pipeline, parse_query, select_patient, verify_index
+from medeventgraph.api import load, make_note_pipeline, parse_query, question_text, select_patient
 from medeventgraph.batch import answer_line
 from medeventgraph.core.index import PatientIndex, build_index
 from medeventgraph.core.query import VerificationQuery
+from medeventgraph.core.question_record import read_on_record, with_action_notes
 from medeventgraph.core.verdict import Verdict
 from medeventgraph.core.verify import verify_query
 from medeventgraph.fhir_adapters.record import IngestResult
@@ -38,10 +39,12 @@ def _query_text(raw: str) -> str:
 def verify_one(args: argparse.Namespace, settings: Settings) -> int:
     result = _load(args, settings)
     record = select_patient(result, args.patient)
-    query = parse_query(args.question) if args.question else parse_query(_query_text(args.query))
+    raw = args.question or _query_text(args.query)
+    query = parse_query(raw)  # a bad query fails before the index is built
     index = build_index(record, settings, notes=make_note_pipeline(settings))
-    verdict = with_input_issues(verify_index(index, args.question or query, settings), result)
-    _print_verdict(verdict, args.format, sys.stdout, query)
+    query, notes = read_on_record(query, question_text(raw), index.record)
+    verdict = with_action_notes(verify_query(index, query, settings), notes)
+    _print_verdict(with_input_issues(verdict, result), args.format, sys.stdout, query)
     return 0
 
 
@@ -74,8 +77,10 @@ def verify_batch(args: argparse.Namespace, settings: Settings) -> int:
     indexes = _Indexes(result, settings)
     lines = args.queries.read_bytes().splitlines()
 
-    def verify(query: Any, patient: str | None) -> dict[str, Any]:
-        verdict = verify_query(indexes.get(patient or args.patient), query, settings)
+    def verify(query: Any, patient: str | None, question: str | None) -> dict[str, Any]:
+        index = indexes.get(patient or args.patient)
+        query, notes = read_on_record(query, question, index.record)
+        verdict = with_action_notes(verify_query(index, query, settings), notes)
         return with_input_issues(verdict, result).model_dump(mode="json")
 
     out = args.out.open("w", encoding="utf-8") if args.out else sys.stdout

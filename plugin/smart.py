@@ -231,11 +231,12 @@ def _app_context(extra: dict[str, Any] | None) -> str | None:
     return value if isinstance(value, str) and len(value) <= 20_000 else None
 
 
-def _verify(meg: ServiceState, session: SmartSession, data: Any, query: Any, deadline: Deadline) -> dict[str, Any]:
+def _verify(meg: ServiceState, session: SmartSession, data: Any, query: Any, question: str | None,
+            deadline: Deadline) -> dict[str, Any]:
     # "One encounter" is the encounter the EHR launched with, when it named one.
     index = index_for_question(meg.engine, session.patient, data, "smart:verify", query, session.encounter,
                                deadline)
-    verdict = meg.engine.verify(index, query, deadline)
+    query, verdict = meg.engine.verify_asked(index, query, question, deadline)
     body = verdict.model_dump(mode="json")
     encounter = session.encounter if launch_encounter_applies(query, session.encounter) else None
     body["page"] = page_payload(index, verdict, query, launch_encounter=encounter)
@@ -259,5 +260,6 @@ async def api_verify(request: Request, body: VerifyRequest, session_id: SessionC
     # The same worker pool and deadline as the CDS Hooks services (cds_hooks/work.py): the page's
     # question never blocks the event loop, and past MEG_REQUEST_DEADLINE_SECONDS it answers 503.
     deadline = Deadline(meg.settings.request_deadline_seconds)
-    verdict = await meg.engine.workers.run(_verify, deadline, meg, session, data, query)
+    question = body.question.strip() if body.query is None and body.question is not None else None
+    verdict = await meg.engine.workers.run(_verify, deadline, meg, session, data, query, question)
     return JSONResponse(verdict, headers=_NO_STORE)

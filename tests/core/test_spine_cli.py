@@ -307,7 +307,7 @@ def boyce_verify():
     settings = Settings(notes=False)
     index = build_index(select_patient(load(EXAMPLES / "synthea", settings=settings), BOYCE), settings)
 
-    def run(query, patient):
+    def run(query, patient, question=None):
         if patient not in (None, BOYCE, f"Patient/{BOYCE}"):
             from medeventgraph.outcome import InputError, Issue
 
