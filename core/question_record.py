@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from medeventgraph.core.question import parse_question_noted
 from medeventgraph.core.query import VerificationQuery
+from medeventgraph.core.question import parse_question_noted
 from medeventgraph.occurrence import Action
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ import orjson
 from medeventgraph.outcome import InputError, Issue, operation_outcome
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
-__all__ = ["BatchLine", "answer_line"]
+__all__ = ["BatchLine", "answer_line", "json_line"]
 
 
 class BatchLine(BaseModel):
@@ -30,6 +30,20 @@ class BatchLine(BaseModel):
         if self.id is not None:
             fields["id"] = str(self.id)
         return fields
+
+
+def json_line(raw_line: bytes | str, where: str) -> dict[str, Any]:
+    """One JSONL line's object; an InputError naming `where` ("line 7") when the line is empty,
+    not JSON, or JSON but not an object. Shared by every JSONL input (batches, `notes --in`)."""
+    if not raw_line.strip():
+        raise InputError(Issue("error", "structure", f"{where}: empty line"))
+    try:
+        raw = orjson.loads(raw_line)
+    except orjson.JSONDecodeError:
+        raise InputError(Issue("error", "structure", f"{where}: malformed JSON")) from None
+    if not isinstance(raw, dict):
+        raise InputError(Issue("error", "structure", f"{where}: expected a JSON object"))
+    return raw
 
 
 def _first_error(exc: ValidationError, n: int) -> Issue:
@@ -50,14 +64,7 @@ def answer_line(raw_line: bytes, n: int, verify: Callable[[Any, str | None, str 
     bad one costs no index); `question` goes along for `verify` to read against the record."""
     raw: Any = None
     try:
-        if not raw_line.strip():
-            raise InputError(Issue("error", "structure", f"line {n}: empty line"))
-        try:
-            raw = orjson.loads(raw_line)
-        except orjson.JSONDecodeError:
-            raise InputError(Issue("error", "structure", f"line {n}: malformed JSON")) from None
-        if not isinstance(raw, dict):
-            raise InputError(Issue("error", "structure", f"line {n}: expected a JSON object"))
+        raw = json_line(raw_line, f"line {n}")
         line = BatchLine.model_validate(raw)
         if line.question is not None:
             if line.model_extra:

@@ -13,20 +13,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 import orjson
-from medeventgraph.occurrence import (
-    EventTime,
-    Granularity,
-    Kind,
-    NoteDocument,
-    NoteText,
-    Occurrence,
-    TimeType,
-)
-from medeventgraph.outcome import Issue, operation_outcome
+from medeventgraph.batch import json_line
+from medeventgraph.occurrence import Kind, NoteDocument, Occurrence
+from medeventgraph.outcome import InputError, Issue, operation_outcome
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 if TYPE_CHECKING:
@@ -73,16 +66,7 @@ class NotesLine(BaseModel):
         return out
 
     def document(self, n: int) -> NoteDocument:
-        if self.date is None:
-            when = EventTime(start=None, type=TimeType.DOCUMENTATION, granularity=Granularity.UNKNOWN)
-        elif isinstance(self.date, datetime):
-            start = self.date if self.date.tzinfo else self.date.replace(tzinfo=UTC)
-            when = EventTime(start=start, type=TimeType.DOCUMENTATION, granularity=Granularity.SECOND)
-        else:
-            start = datetime(self.date.year, self.date.month, self.date.day, tzinfo=UTC)
-            when = EventTime(start=start, type=TimeType.DOCUMENTATION, granularity=Granularity.DAY)
-        return NoteDocument("DocumentReference", f"line-{n}", "Patient/notes-cli", None, when,
-                            (NoteText(0, "text/plain", self.text),))
+        return NoteDocument.from_text(f"line-{n}", "Patient/notes-cli", self.text, self.date)
 
 
 def add_notes_parser(sub: Any) -> None:
@@ -123,14 +107,10 @@ def _error_row(n: int, diagnostics: str, code: str = "invalid") -> dict[str, Any
 
 
 def _parse(raw_line: bytes, n: int) -> NotesLine | dict[str, Any]:
-    if not raw_line.strip():
-        return _error_row(n, "empty line", "structure")
     try:
-        raw = orjson.loads(raw_line)
-    except orjson.JSONDecodeError:
-        return _error_row(n, "malformed JSON", "structure")
-    if not isinstance(raw, dict):
-        return _error_row(n, "expected a JSON object", "structure")
+        raw = json_line(raw_line, f"line {n}")
+    except InputError as exc:
+        return {"line": n, "error": operation_outcome([exc.issue])}
     try:
         return NotesLine.model_validate(raw)
     except ValidationError as exc:

@@ -8,7 +8,8 @@ importing the other (DESIGN.md: core -> (fhir_adapters, nlp) -> plain data types
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from datetime import date as calendar_date  # NoteDocument has a field named `date`
 from enum import Enum
 
 __all__ = [
@@ -260,6 +261,22 @@ class NoteDocument:
     texts: tuple[NoteText, ...]
     version: str | None = None
     title: str | None = None
+
+    @classmethod
+    def from_text(cls, resource_id: str, patient: str, text: str,
+                  written: datetime | calendar_date | None = None) -> NoteDocument:
+        """A plain-text note with no FHIR resource behind it (a line of `medeventgraph notes`):
+        `written`, at the precision given (a date is a day, a time a second; naive means UTC),
+        is its documentation time, which relative times in the text resolve against."""
+        if written is None:
+            when = EventTime(start=None, type=TimeType.DOCUMENTATION, granularity=Granularity.UNKNOWN)
+        elif isinstance(written, datetime):
+            start = written if written.tzinfo else written.replace(tzinfo=UTC)
+            when = EventTime(start=start, type=TimeType.DOCUMENTATION, granularity=Granularity.SECOND)
+        else:
+            start = datetime(written.year, written.month, written.day, tzinfo=UTC)
+            when = EventTime(start=start, type=TimeType.DOCUMENTATION, granularity=Granularity.DAY)
+        return cls("DocumentReference", resource_id, patient, None, when, (NoteText(0, "text/plain", text),))
 
     @property
     def reference(self) -> str:
