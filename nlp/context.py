@@ -2,7 +2,8 @@
 
 `ModifierFinder.find(doc)` matches medspaCy's default ConText rules plus ours and settles the
 modifiers' scopes against each other (sentence bounds, terminations): this depends only on
-the text, and is the expensive part (the token Matcher over ~140 rules), so it is cached.
+the text, and is the expensive part (~150 rules; see cues.py for how they match in one pass), so it
+is cached.
 `assert_targets` then links cached modifiers to a query's targets with medspaCy's own
 ConTextGraph — the same algorithm as the `medspacy_context` component, without touching
 `doc.ents` or span extensions, so a cached doc carries nothing from one query to the next.
@@ -18,12 +19,12 @@ from pathlib import Path
 
 import medspacy
 from medeventgraph.occurrence import Assertion
-from medspacy.common.medspacy_matcher import MedspacyMatcher
 from medspacy.common.util import prune_overlapping_matches
 from medspacy.context import ConTextGraph, ConTextModifier, ConTextRule
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from .cues import CueMatcher
 from .rules import context_rules
 
 __all__ = ["CATEGORY_FLAGS", "ModifierFinder", "ScopedModifier", "assert_targets", "assertion_from_flags",
@@ -65,9 +66,8 @@ class ModifierFinder:
     """Finds ConText modifiers in a doc (medspaCy default rules + nlp/resources/context_rules.json)."""
 
     def __init__(self, nlp: Language) -> None:
-        self._matcher = MedspacyMatcher(nlp, name="medeventgraph_context", phrase_matcher_attr="LOWER", prune=False)
         rules = [*_default_rules(), *context_rules()]
-        self._matcher.add(rules)
+        self._matcher = CueMatcher(nlp, rules)
         self._by_literal = {r.literal.lower(): r for r in rules}
         self._vocab = nlp.vocab
 

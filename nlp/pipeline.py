@@ -11,7 +11,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 
 import medspacy
 from medeventgraph.occurrence import EventTime, NoteDocument, NoteText, Occurrence
@@ -26,7 +25,7 @@ from .sections import add_sectionizer
 from .sentences import SPLITTERS, add_sentence_splitter
 from .targets import TargetTerm, TermMatcher
 from .temporal import TimeFinder
-from .timeline import note_anchors, sentence_times
+from .timeline import SentenceTimes, note_anchors
 from .value_mentions import ValueDraft, note_value_drafts, value_occurrences
 from .values import add_value_finder, doc_values
 from .wordforms import WordForms
@@ -157,8 +156,8 @@ class NotePipeline:
                     if not doc_values(processed.doc):
                         continue
                     anchors = note_anchors(document, processed.text, period, self.time_finder)
-                    times = partial(sentence_times, processed, anchors=anchors, finder=self.time_finder)
-                    drafts.extend(note_value_drafts(document, note, processed, times))
+                    drafts.extend(note_value_drafts(document, note, processed,
+                                                    SentenceTimes(processed, anchors, self.time_finder)))
         return value_occurrences(drafts, self.copy_min_words)
 
     def _note_mentions(
@@ -180,14 +179,15 @@ class NotePipeline:
         text_hash = content_hash(processed.text)
         drafts: list[MentionDraft] = []
         ranks: dict[tuple[int, str], int] = {}
-        anchors = note_anchors(document, processed.text, period, self.time_finder) if matches else None
+        times_of = (SentenceTimes(processed, note_anchors(document, processed.text, period, self.time_finder),
+                                  self.time_finder) if matches else None)
         for (span, terms), found in zip(matches, flags, strict=True):
             sentence = processed.sentence_of(span.start)
             assert sentence is not None
             rank_key = (sentence.start, terms[0].concept)
             rank = ranks[rank_key] = ranks.get(rank_key, -1) + 1
-            assert anchors is not None
-            times = sentence_times(processed, sentence, anchors, self.time_finder)
+            assert times_of is not None
+            times = times_of(sentence)
             drafts.append(MentionDraft(document, note, span.start_char, span.end_char, sentence,
                                        processed.text[sentence.start:sentence.end], terms,
                                        frozenset(found), text_hash, rank, times))

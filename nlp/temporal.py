@@ -167,6 +167,11 @@ class TimeFinder:
 
     # -- Duckling -------------------------------------------------------------------------------
     def _general(self, sentence: str, anchors: Anchors) -> list[TimeMention]:
+        masked = _NUMBER_INSIDE.sub(lambda m: " " * len(m.group(0)), sentence)
+        if not _CUE.search(sentence) and not _CUE.search(masked):
+            # Every span Duckling reads is dropped below unless it holds a time word: a sentence
+            # without one is not worth the parse (most sentences with a number hold none).
+            return []
         note = anchors.of("note")
         reference = note or datetime(2000, 1, 1, tzinfo=UTC)
         d = self._duckling
@@ -176,7 +181,6 @@ class TimeFinder:
             results = d.parse(sentence, context, self._dims, False)
             # "creatinine of 1.8 in May 2006" reads "8 in May 2006": blank decimal values
             # (offsets kept) and read the sentence again.
-            masked = _NUMBER_INSIDE.sub(lambda m: " " * len(m.group(0)), sentence)
             if masked != sentence and any(_starts_in_number(sentence, int(r["start"])) for r in results):
                 results = d.parse(masked, context, self._dims, False)
         out = []

@@ -7,7 +7,6 @@ back, and never across sections.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from datetime import datetime
 
 from medeventgraph.occurrence import EventTime, NoteDocument
@@ -16,7 +15,7 @@ from .dates import TimeMention
 from .processed import ProcessedNote, SentenceSpan
 from .temporal import Anchors, TimeFinder, header_anchors
 
-__all__ = ["PASSAGE_SENTENCES", "note_anchors", "sentence_times"]
+__all__ = ["PASSAGE_SENTENCES", "SentenceTimes", "note_anchors"]
 
 PASSAGE_SENTENCES = 2  # sentences before this one that can hold the time "at that time" means
 
@@ -37,19 +36,37 @@ def note_anchors(document: NoteDocument, text: str, period: EventTime | None, fi
     )
 
 
-def sentence_times(
-    processed: ProcessedNote, sentence: SentenceSpan, anchors: Anchors, finder: TimeFinder
-) -> tuple[TimeMention, ...]:
-    index = bisect_left([s.start for s in processed.sentences], sentence.start)
-    previous: TimeMention | None = None
-    first = index
-    while first > 0 and index - first < PASSAGE_SENTENCES:
-        prior = processed.sentences[first - 1]
-        if prior.section != sentence.section or prior.is_heading:
-            break
-        first -= 1
-    for s in processed.sentences[first:index]:
-        times = finder.find(processed.text[s.start:s.end], anchors, previous)
-        if times:
-            previous = times[-1]
-    return finder.find(processed.text[sentence.start:sentence.end], anchors, previous)
+class SentenceTimes:
+    """The resolved times of a note's sentences, for one note and its anchors: built once per
+    note (the sentence index and each sentence's times are computed once, however many
+    mentions the note has)."""
+
+    def __init__(self, processed: ProcessedNote, anchors: Anchors, finder: TimeFinder) -> None:
+        self._processed = processed
+        self._anchors = anchors
+        self._finder = finder
+        self._index = {s.start: i for i, s in enumerate(processed.sentences)}
+        self._times: dict[int, tuple[TimeMention, ...]] = {}
+
+    def __call__(self, sentence: SentenceSpan) -> tuple[TimeMention, ...]:
+        index = self._index[sentence.start]
+        if index not in self._times:
+            self._times[index] = self._read(index)
+        return self._times[index]
+
+    def _read(self, index: int) -> tuple[TimeMention, ...]:
+        sentences, text = self._processed.sentences, self._processed.text
+        sentence = sentences[index]
+        previous: TimeMention | None = None
+        first = index
+        while first > 0 and index - first < PASSAGE_SENTENCES:
+            prior = sentences[first - 1]
+            if prior.section != sentence.section or prior.is_heading:
+                break
+            first -= 1
+        for s in sentences[first:index]:
+            times = self._finder.find(text[s.start:s.end], self._anchors, previous)
+            if times:
+                previous = times[-1]
+        return self._finder.find(text[sentence.start:sentence.end], self._anchors, previous)
+
