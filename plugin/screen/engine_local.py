@@ -1,6 +1,6 @@
-"""Local engine: DuckDB streams patient groups from the spool; 1 worker in process, or N
-worker processes each building the note pipeline once (concurrent.futures), with at most
-2N patients in flight so memory stays bounded by the largest patients, not the population."""
+"""Local engine: patient groups streamed bucket by bucket from the spool (regroup.py); 1 worker
+in process, or N worker processes each building the note pipeline once (concurrent.futures),
+with at most 2N patients in flight so memory stays bounded by the largest patients, not the population."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from medeventgraph.api import make_note_pipeline
 from medeventgraph.settings import Settings
 
 from .patient import PatientResult, PatientRow, Screener
-from .plan import connect, patient_groups, shared_resources
+from .plan import connect, shared_resources
+from .regroup import patient_groups
 from .watch import WatchItem
 
 __all__ = ["run_local"]
@@ -36,19 +37,18 @@ def run_local(spool: Path, work: Path, todo: list[str], items: list[WatchItem], 
     con = connect(work)
     try:
         shared = shared_resources(con, spool)
-        groups = patient_groups(con, spool, todo)
-        if workers <= 1:
-            screener = Screener(items, settings, make_note_pipeline(settings), shared)
-            for patient, rows in groups:
-                emit(screener.screen(patient, [PatientRow(*r) for r in rows]))
-            return
-        ctx = multiprocessing.get_context("spawn")  # no forked copy of DuckDB's threads
-        with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init,
-                                 initargs=(items, settings, shared)) as pool:
-            for result in _bounded(pool, groups, 2 * workers):
-                emit(result)
     finally:
         con.close()
+    groups = patient_groups(spool, todo)
+    if workers <= 1:
+        screener = Screener(items, settings, make_note_pipeline(settings), shared)
+        for patient, rows in groups:
+            emit(screener.screen(patient, [PatientRow(*r) for r in rows]))
+        return
+    ctx = multiprocessing.get_context("spawn")  # no forked copy of the driver's Arrow/DuckDB threads
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init, initargs=(items, settings, shared)) as pool:
+        for result in _bounded(pool, groups, 2 * workers):
+            emit(result)
 
 
 def _bounded(pool: ProcessPoolExecutor, groups: Iterator[tuple[str, Any]], window: int) -> Iterator[PatientResult]:

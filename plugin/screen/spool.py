@@ -37,6 +37,9 @@ SHARED_TYPES = frozenset({"Medication"})
 _MAX_LINE = 64 * 1024 * 1024
 _MAX_FILE = 1024 * 1024 * 1024
 _BATCH_ROWS = 2_000
+# Row groups also end at this much JSON: a row group of 2,000 large notes is tens of MB, and a
+# reader holds a whole row group, so memory would grow with the population up to that cap.
+_BATCH_BYTES = 4 * 1024 * 1024
 _FILE_ROWS = 50_000
 
 
@@ -70,18 +73,20 @@ def spool_is_current(spool: Path, files: list[Path]) -> bool:
 
 
 class _Writer:
-    """Rows -> Parquet files of at most _FILE_ROWS rows, flushed every _BATCH_ROWS."""
+    """Rows -> Parquet files of at most _FILE_ROWS rows, flushed every _BATCH_ROWS or _BATCH_BYTES."""
 
     def __init__(self, folder: Path):
         self.folder, self.part, self.in_file = folder, 0, 0
         self.rows: dict[str, list[Any]] = {name: [] for name in SCHEMA.names}
         self.writer: pq.ParquetWriter | None = None
+        self.buffered = 0
 
     def add(self, patient: str | None, key: str, full_url: str | None, loc: str, stamp: str | None,
             data: bytes) -> None:
         for name, value in zip(SCHEMA.names, (patient, key, full_url, loc, stamp, data), strict=True):
             self.rows[name].append(value)
-        if len(self.rows["key"]) >= _BATCH_ROWS:
+        self.buffered += len(data)
+        if len(self.rows["key"]) >= _BATCH_ROWS or self.buffered >= _BATCH_BYTES:
             self.flush()
 
     def flush(self) -> None:
@@ -92,6 +97,7 @@ class _Writer:
             self.writer = pq.ParquetWriter(self.folder / f"part-{self.part:05d}.parquet", SCHEMA)
         self.writer.write_table(pa.table(self.rows, schema=SCHEMA))
         self.rows = {name: [] for name in SCHEMA.names}
+        self.buffered = 0
         self.in_file += n
         if self.in_file >= _FILE_ROWS:
             self.close()

@@ -7,7 +7,8 @@ import gzip
 from pathlib import Path
 
 import orjson
-from medeventgraph.screen.plan import Selection, connect, patient_groups, shared_resources, todo_patients
+from medeventgraph.screen.plan import Selection, connect, shared_resources, todo_patients
+from medeventgraph.screen.regroup import patient_groups
 from medeventgraph.screen.spool import build_spool
 
 SECRET = "Zyxwvut-secret-value"
@@ -49,7 +50,7 @@ def test_spool_groups_by_patient_and_reports_bad_lines(tmp_path: Path) -> None:
     con = connect(tmp_path)
     todo = todo_patients(con, spool, Selection(), set())
     assert todo == ["p1", "p2", "p3", "p4"]
-    groups = {p: [r[0] for r in rows] for p, rows in patient_groups(con, spool, todo)}
+    groups = {p: [r[0] for r in rows] for p, rows in patient_groups(spool, todo)}
     # the Bundle's own Medication goes with its one patient; the NDJSON Medication is shared
     assert groups == {"p1": ["Condition/c1", "Patient/p1"], "p2": ["Condition/c2", "Patient/p2"],
                       "p3": ["Patient/p3"], "p4": ["Condition/c4", "Medication/m4", "Patient/p4"]}
