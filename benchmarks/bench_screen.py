@@ -2,10 +2,16 @@
 a ratio to local 1 worker in the same run), peak resident memory at 1x/4x/16x the population
 (replicated with fresh ids), and the orjson parse of the same input as the floor.
 
-Every run is a real `medeventgraph screen` subprocess on a copy of the clinosim export; its
-peak RSS comes from wait4 (the process and its children are measured by the kernel). The
-steady rate counts patients after the first result (so worker start-up and the note pipeline
-build are not in it) from the journal's timestamps; the whole-run rate is beside it.
+Every run is a real `medeventgraph screen` subprocess, in its own session, on a copy of the
+clinosim export. Its memory is sampled from /proc for every process of that session (the CLI,
+and for Ray the raylet, GCS and actors): the largest single process and the session's total.
+The steady rate counts patients after the first result burst (so start-up, the note pipeline
+build and Ray's first shuffle are not in it) from the journal's timestamps. A configuration
+that fails or passes its time limit is reported with its error; the others go on.
+
+The memory rows screen the same number of patients at every population (spread over all the
+copies), while the spool, the regrouping and the plan cover the whole population: what could
+grow with the population is all there, and the run stays short.
 
     .venv/bin/python benchmarks/bench_screen.py [--quick] [--data ../shared/data] [--out results]
 """
@@ -14,32 +20,35 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import orjson
+from bench_screen_plan import markdown, million_plan
 from common import REPO, default_data_dir
 
 __all__ = ["bench_screen", "markdown", "replicate_export"]
 
 WATCHLIST = REPO / "cds_hooks" / "resources" / "watchlist.json"
+RUN_SECONDS = 420  # one configuration's limit: past it, it is killed and reported
 _REF = re.compile(rb'("reference"\s*:\s*")([A-Za-z]+/)([^"/]+)(")')
 _ID = re.compile(rb'^(\{.*?"id"\s*:\s*")([^"]+)(")')
 
 
-def replicate_export(src: Path, dst: Path, factor: int) -> int:
+def replicate_export(src: Path, dst: Path, factor: int) -> list[str]:
     """`factor` copies of every NDJSON file, each copy's ids and references given a suffix
-    (copy 0 unchanged), so the population grows and no patient grows. Returns patients."""
+    (copy 0 unchanged), so the population grows and no patient grows. Returns the patient ids."""
     dst.mkdir(parents=True, exist_ok=True)
-    patients = 0
+    patients: list[str] = []
     for f in sorted(src.glob("*.ndjson*")):
         with gzip.open(f, "rb") if f.name.endswith(".gz") else f.open("rb") as fin:
             lines = [ln.rstrip(b"\n") for ln in fin if ln.strip()]
@@ -52,8 +61,8 @@ def replicate_export(src: Path, dst: Path, factor: int) -> int:
                         ln = _ID.sub(rb"\g<1>\g<2>" + tag + rb"\g<3>", ln, count=1)
                         ln = _REF.sub(rb"\g<1>\g<2>\g<3>" + tag + rb"\g<4>", ln)
                     out.write(ln + b"\n")
-        if f.name.startswith("Patient."):
-            patients = len(lines) * factor
+                    if f.name.startswith("Patient."):
+                        patients.append(orjson.loads(ln)["id"])
     return patients
 
 
@@ -71,115 +80,178 @@ def orjson_floor(src: Path, repeats: int) -> float:
     return sorted(samples)[len(samples) // 2]
 
 
+class _SessionMemory(threading.Thread):
+    """Samples /proc every 0.25 s: largest resident set of one process of session `sid`, and
+    the largest sum over the session (Ray's raylet, GCS and actors are in the CLI's session)."""
+
+    def __init__(self, sid: int):
+        super().__init__(daemon=True)
+        self.sid, self.stop, self.largest_kb, self.total_kb = sid, threading.Event(), 0, 0
+        self.largest_cmd = ""
+
+    def run(self) -> None:
+        while not self.stop.wait(0.25):
+            total = 0
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    stat = Path(f"/proc/{pid}/stat").read_text()
+                    if int(stat.rsplit(")", 1)[1].split()[3]) != self.sid:  # field 6: session id
+                        continue
+                    rss = next(int(ln.split()[1]) for ln in Path(f"/proc/{pid}/status").read_text().splitlines()
+                               if ln.startswith("VmRSS:"))
+                except (OSError, ValueError, IndexError, StopIteration):
+                    continue
+                total += rss
+                if rss > self.largest_kb:
+                    self.largest_kb = rss
+                    self.largest_cmd = stat[stat.find("(") + 1:stat.rfind(")")]
+            self.total_kb = max(self.total_kb, total)
+
+
+def _steady(stamps: list[float]) -> float | None:
+    """Patients/s after the first burst of results (Ray hands back a block of patients at once)."""
+    if len(stamps) < 3:
+        return None
+    first = next((i for i in range(1, len(stamps)) if stamps[i] - stamps[i - 1] > 0.25), len(stamps))
+    span = stamps[-1] - stamps[first - 1]
+    return (len(stamps) - first) / span if span > 0 and first < len(stamps) else None
+
+
 def _run(export: Path, out: Path, engine: str, workers: int, extra: list[str]) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
     cmd = [sys.executable, "-m", "medeventgraph.cli", "screen", "--input", str(export), "--watchlist",
            str(WATCHLIST), "--out", str(out), "--engine", engine, "--workers", str(workers), "--no-progress", *extra]
+    log_path = out.parent / f"{out.name}.log"
     t0 = time.perf_counter()
-    with (out.parent / f"{out.name}.log").open("wb") as log:
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
-        _, status, usage = os.wait4(proc.pid, 0)
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+        sampler = _SessionMemory(proc.pid)
+        sampler.start()
+        try:
+            status, usage = _wait(proc.pid, t0 + RUN_SECONDS)
+        finally:
+            sampler.stop.set()
+            sampler.join()
+            _kill_session(proc.pid)
     wall = time.perf_counter() - t0
+    if status is None:
+        raise RuntimeError(f"killed after {RUN_SECONDS} s (time limit)")
     if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"screen run failed ({engine}, {workers}): see {out.parent / (out.name + '.log')}")
+        tail = log_path.read_text(errors="replace").strip().splitlines()[-1:]
+        raise RuntimeError(f"exit {os.waitstatus_to_exitcode(status)}: {tail[0][:300] if tail else 'no output'}")
     stamps = sorted(orjson.loads(ln)["at"] for ln in (out / "journal.ndjson").read_bytes().splitlines() if ln)
-    n = len(stamps)
-    steady = (n - 1) / (stamps[-1] - stamps[0]) if n > 1 and stamps[-1] > stamps[0] else None
-    # ru_maxrss (KiB on Linux): the largest of this child and its waited-for descendants; Ray's
-    # raylet and workers are not the CLI's descendants, so for Ray this is the driver alone.
+    n, steady = len(stamps), _steady(stamps)
     return {"engine": engine, "workers": workers, "patients": n, "wall_seconds": round(wall, 2),
             "patients_per_s": round(n / wall, 3), "steady_patients_per_s": round(steady, 3) if steady else None,
-            "peak_rss_mb": round(usage.ru_maxrss / 1024, 1)}
+            "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),  # the CLI and the children it waited for
+            "largest_process_mb": round(sampler.largest_kb / 1024, 1), "largest_process": sampler.largest_cmd,
+            "session_total_mb": round(sampler.total_kb / 1024, 1), "load_average_after": _load()}
+
+
+def _wait(pid: int, deadline: float) -> tuple[int | None, Any]:
+    while True:
+        done, status, usage = os.wait4(pid, os.WNOHANG)
+        if done:
+            return status, usage
+        if time.perf_counter() > deadline:
+            _kill_session(pid)
+            return None, os.wait4(pid, 0)[2]
+        time.sleep(0.2)
+
+
+def _kill_session(sid: int) -> None:
+    try:
+        os.killpg(sid, signal.SIGKILL)  # Ray's raylet and workers too, if any are left
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _load() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def _attempt(label: str, fn: Any) -> dict[str, Any]:
+    print(f"  {label}", flush=True)
+    try:
+        return fn()
+    except Exception as exc:  # noqa: BLE001 -- one failing configuration is reported, the others go on
+        print(f"  {label} failed: {exc}", flush=True)
+        return {"error": f"{type(exc).__name__}: {exc}"[:400]}
+
+
+def _sample(ids: list[str], count: int, path: Path) -> Path:
+    """`count` ids spread evenly over the whole list (so every copy of the population is in it)."""
+    step = max(1, len(ids) // count)
+    path.write_text("".join(f"{p}\n" for p in ids[::step][:count]), encoding="utf-8")
+    return path
 
 
 def bench_screen(data: Path, *, quick: bool = False, throughput_factor: int = 2,
                  memory_factors: tuple[int, ...] = (1, 4, 16), workers: int = 2) -> dict[str, Any]:
     src = data / "clinosim" / "fhir_r4"
-    result: dict[str, Any] = {"input": "clinosim/fhir_r4", "watchlist": "cds_hooks/resources/watchlist.json"}
+    if not src.is_dir():
+        src = REPO / "tests" / "data" / "clinosim" / "fhir_r4"
+    result: dict[str, Any] = {"input": "clinosim/fhir_r4", "watchlist": "cds_hooks/resources/watchlist.json",
+                              "cpus": os.cpu_count(), "load_average_at_start": _load(), "quick": quick}
     with tempfile.TemporaryDirectory(prefix="meg-screen-bench-") as tmp_name:
         tmp = Path(tmp_name)
         if quick:
             throughput_factor, memory_factors = 1, (1,)
-        exports: dict[int, tuple[Path, int]] = {}
+        exports: dict[int, tuple[Path, list[str]]] = {}
         for factor in sorted({throughput_factor, *memory_factors}):
             path = tmp / f"export-{factor}x"
             exports[factor] = (path, replicate_export(src, path, factor))
-        export, patients = exports[throughput_factor]
+        export, ids = exports[throughput_factor]
         floor = orjson_floor(export, 1 if quick else 3)
         result["floor"] = {"what": "gzip + orjson.loads of every line", "seconds": round(floor, 3),
-                           "patients_per_s": round(patients / floor, 1), "patients": patients}
+                           "patients_per_s": round(len(ids) / floor, 1), "patients": len(ids)}
         configs = [("local", 1)] if quick else [("local", 1), ("local", workers), ("ray", 1), ("ray", 2)]
-        extra: list[str] = []
-        if quick:  # a smoke run: three patients, one run that also gives the 1x memory row
-            with gzip.open(export / "Patient.ndjson.gz") as f:
-                ids = [orjson.loads(ln)["id"] for ln in f if ln.strip()][:3]
-            (tmp / "patients.txt").write_text("\n".join(ids) + "\n", encoding="utf-8")
-            extra = ["--patients", str(tmp / "patients.txt")]
+        # a smoke run screens three patients, in one run that also gives the 1x memory row
+        extra = ["--patients", str(_sample(ids, 3, tmp / "three.txt"))] if quick else []
         runs = []
         for engine, n in configs:
-            print(f"  screen {engine} x{n} on {patients} patients", flush=True)
-            runs.append(_run(export, tmp / f"tp-{engine}-{n}", engine, n, extra))
-        base = runs[0]
-        for r in runs:
-            r["ratio_to_local_1"] = round(r["patients_per_s"] / base["patients_per_s"], 2)
-            if r["steady_patients_per_s"] and base["steady_patients_per_s"]:
-                r["steady_ratio_to_local_1"] = round(r["steady_patients_per_s"] / base["steady_patients_per_s"], 2)
+            row = _attempt(f"screen {engine} x{n} on {len(ids)} patients",
+                           lambda e=engine, n=n: _run(export, tmp / f"tp-{e}-{n}", e, n, extra))
+            runs.append({"engine": engine, "workers": n, **row})
+        _ratios(runs)
         result["throughput"] = runs
+        base = exports[min(memory_factors)][1]
         memory = []
         for factor in memory_factors:
-            path, n = exports[factor]
+            path, population = exports[factor]
+            if quick:
+                row = runs[0]
+            else:
+                chosen = _sample(population, len(base), tmp / f"sample-{factor}.txt")
+                row = _attempt(f"screen memory at {factor}x ({len(population)} patients, {len(base)} screened)",
+                               lambda p=path, f=factor, c=chosen: _run(p, tmp / f"mem-{f}", "local", 1,
+                                                                       ["--patients", str(c)]))
             folder = tmp / ("tp-local-1" if quick else f"mem-{factor}")
-            if not quick:
-                print(f"  screen memory at {factor}x ({n} patients)", flush=True)
-            row = runs[0] if quick else _run(path, folder, "local", 1, [])
-            spool = sum(f.stat().st_size for f in (folder / "spool").glob("*.parquet"))
-            memory.append({"factor": factor, "patients": row["patients"], "peak_rss_mb": row["peak_rss_mb"],
-                           "wall_seconds": row["wall_seconds"], "spool_bytes_per_patient": round(spool / n)})
-        for row in memory:
-            row["rss_ratio_to_1x"] = round(row["peak_rss_mb"] / memory[0]["peak_rss_mb"], 3)
+            spool = sum(f.stat().st_size for f in (folder / "spool").glob("part-*.parquet"))
+            memory.append({"factor": factor, "population": len(population), "spool_bytes_per_patient":
+                           round(spool / len(population)), **{k: row[k] for k in (
+                               "error", "patients", "peak_rss_mb", "largest_process_mb", "wall_seconds") if k in row}})
+        ok = [m for m in memory if "peak_rss_mb" in m]
+        for m in ok:
+            m["rss_ratio_to_1x"] = round(m["peak_rss_mb"] / ok[0]["peak_rss_mb"], 3)
         result["memory"] = memory
         shutil.rmtree(tmp, ignore_errors=True)
+    result["load_average_at_end"] = _load()
     result["million"] = million_plan(result)
     return result
 
 
-def million_plan(result: dict[str, Any], patients: int = 1_000_000, hours: float = 8.0) -> dict[str, Any]:
-    """Workers, hours and memory for a million patients, from this run's measured figures."""
-    ray2 = next((r for r in result["throughput"] if r["engine"] == "ray" and r["workers"] == 2), None)
-    row = ray2 or result["throughput"][0]
-    rate = row["steady_patients_per_s"] or row["patients_per_s"]
-    per_worker = rate / row["workers"]
-    needed = math.ceil(patients / (per_worker * hours * 3600))
-    worst = max(result["memory"], key=lambda r: r["peak_rss_mb"])
-    return {"from": f"{row['engine']} x{row['workers']} steady rate", "per_worker_patients_per_s": round(per_worker, 3),
-            "target_hours": hours, "workers": needed,
-            "hours_at_that_size": round(patients / (per_worker * needed) / 3600, 2),
-            "worker_hours": round(patients / per_worker / 3600, 1),
-            "memory_per_worker_mb": worst["peak_rss_mb"],
-            "spool_gb": round(patients * result["memory"][-1]["spool_bytes_per_patient"] / 1e9, 1)}
-
-
-def markdown(result: dict[str, Any]) -> str:
-    lines = ["## Population screening (`benchmarks/bench_screen.py`)", "",
-             f"Input: {result['input']} replicated with fresh ids; watch list {result['watchlist']}.",
-             f"Floor: {result['floor']['what']}: {result['floor']['patients_per_s']} patients/s.", "",
-             ("| engine | workers | patients | patients/s (whole run) | ratio | steady patients/s | steady ratio | "
-              "driver peak RSS MB |"), "|---|---|---|---|---|---|---|---|"]
-    for r in result["throughput"]:
-        lines.append(f"| {r['engine']} | {r['workers']} | {r['patients']} | {r['patients_per_s']} | "
-                     f"{r['ratio_to_local_1']} | {r['steady_patients_per_s']} | {r.get('steady_ratio_to_local_1')} | "
-                     f"{r['peak_rss_mb']} |")
-    lines += ["", "| population | patients | peak RSS MB (local, 1 worker) | ratio to 1x | spool bytes/patient |"]
-    lines += ["|---|---|---|---|---|"]
-    lines += [f"| {m['factor']}x | {m['patients']} | {m['peak_rss_mb']} | {m['rss_ratio_to_1x']} | "
-              f"{m['spool_bytes_per_patient']} |" for m in result["memory"]]
-    m = result["million"]
-    plan = (f"**1 million patients** ({m['from']}, {m['per_worker_patients_per_s']} patients/s per worker): "
-            f"{m['worker_hours']} worker-hours; {m['workers']} Ray workers finish in {m['hours_at_that_size']} h "
-            f"(target {m['target_hours']} h), each needing about {m['memory_per_worker_mb']} MB resident "
-            f"(the largest peak above); the Parquet spool takes about {m['spool_gb']} GB.")
-    lines += ["", plan, ""]
-    return "\n".join(lines)
+def _ratios(runs: list[dict[str, Any]]) -> None:
+    base = runs[0] if "error" not in runs[0] else None
+    ray1 = next((r for r in runs if r["engine"] == "ray" and r["workers"] == 1 and "error" not in r), None)
+    for r in runs:
+        if "error" in r or base is None:
+            continue
+        r["ratio_to_local_1"] = round(r["patients_per_s"] / base["patients_per_s"], 2)
+        if r["steady_patients_per_s"] and base["steady_patients_per_s"]:
+            r["steady_ratio_to_local_1"] = round(r["steady_patients_per_s"] / base["steady_patients_per_s"], 2)
+        if ray1 and r["engine"] == "ray" and r["steady_patients_per_s"] and ray1["steady_patients_per_s"]:
+            r["steady_ratio_to_ray_1"] = round(r["steady_patients_per_s"] / ray1["steady_patients_per_s"], 2)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,16 +1,30 @@
 """The screening benchmark still runs (--quick: three patients, local engine, one run); checks
-the JSON shape and the generated text only, never a time."""
+the JSON shape and the generated text only, never a time. A configuration that fails is
+reported in the results, and the plan is generated from the rows that were measured."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def bench() -> Iterator[ModuleType]:
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import bench_screen
+
+        yield bench_screen
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
 
 
 @pytest.mark.slow
@@ -21,9 +35,29 @@ def test_quick_screen_bench_writes_json_and_plan(shared_data: Path, tmp_path: Pa
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads((tmp_path / "screen_bench.json").read_text())
     run = result["throughput"][0]
+    assert "error" not in run, run
     assert run["engine"] == "local" and run["patients"] == 3 and run["ratio_to_local_1"] == 1.0
-    assert run["peak_rss_mb"] > 0 and result["floor"]["patients_per_s"] > 0
-    assert result["memory"][0]["rss_ratio_to_1x"] == 1.0
+    assert run["peak_rss_mb"] > 0 and run["largest_process_mb"] > 0 and result["floor"]["patients_per_s"] > 0
+    assert result["memory"][0]["rss_ratio_to_1x"] == 1.0 and len(result["load_average_at_start"]) == 3
     plan = result["million"]
     assert plan["workers"] >= 1 and plan["memory_per_worker_mb"] == run["peak_rss_mb"]
-    assert f"{plan['workers']} Ray workers" in (tmp_path / "SCREEN.md").read_text()
+    text = (tmp_path / "SCREEN.md").read_text()
+    assert f"= {plan['workers']} Ray actors" in text and f"{plan['worker_hours']} worker-hours" in text
+
+
+def test_a_failing_configuration_is_reported_not_raised(bench, tmp_path: Path) -> None:
+    failed = bench._attempt("missing input", lambda: bench._run(tmp_path / "no-such-export", tmp_path / "out",
+                                                                "local", 1, []))
+    assert failed["error"].startswith("RuntimeError: exit 2")
+    ok = {"engine": "local", "workers": 1, "patients": 4, "patients_per_s": 0.5, "steady_patients_per_s": 1.0,
+          "largest_process_mb": 600.0, "load_average_after": [1.0, 1.0, 1.0]}
+    runs = [ok, {"engine": "ray", "workers": 2, **failed}]
+    bench._ratios(runs)
+    result = {"input": "x", "watchlist": "w", "cpus": 2, "load_average_at_start": [1.0, 1.0, 1.0],
+              "floor": {"what": "parse", "seconds": 1.0, "patients_per_s": 4.0, "patients": 4}, "throughput": runs,
+              "memory": [{"factor": 1, "population": 4, "spool_bytes_per_patient": 10, "patients": 4,
+                          "peak_rss_mb": 600.0, "rss_ratio_to_1x": 1.0}]}
+    result["million"] = bench.million_plan(result)
+    assert result["million"]["from"] == "local x1 steady rate" and result["million"]["workers"] == 35
+    text = bench.markdown(result)
+    assert "RuntimeError: exit 2" in text and "= 35 Ray actors" in text
