@@ -23,7 +23,10 @@ from .watch import WatchItem
 
 __all__ = ["ensure_ray", "run_ray"]
 
-_ROWS_PER_PARTITION = 50_000
+# Blocks of a few patients each: an actor's task is one block, so smaller blocks keep both
+# actors busy to the end (the last block is not left to one), yet each block's work (seconds of
+# NLP per patient) stays large next to Ray's per-task overhead.
+_ROWS_PER_PARTITION = 20_000
 
 
 def ensure_ray(workers: int) -> None:
@@ -73,11 +76,14 @@ def run_ray(spool: Path, rows: int, todo: list[str], items: list[WatchItem], set
     files = sorted(str(p) for p in spool.glob("part-*.parquet"))
     ds = ray.data.read_parquet(files).select_columns(["patient", "key", "full_url", "loc", "json"])
     ds = ds.map_batches(_keep, batch_format="pyarrow", fn_kwargs={"todo": pa.array(todo, pa.string())})
+    # One block in flight per actor: a block is seconds of NLP, so queueing a second one behind it
+    # only leaves the other actor idle at the end (the dispatch gap is milliseconds).
     # Half a logical CPU per actor: the read and shuffle tasks still find a CPU beside the
     # actors on a small cluster (with whole CPUs, 2 actors on 2 CPUs starve them and hang).
-    partitions = max(4 * workers, rows // _ROWS_PER_PARTITION)
+    partitions = max(8 * workers, rows // _ROWS_PER_PARTITION)
+    pool = ray.data.ActorPoolStrategy(size=workers, max_tasks_in_flight_per_actor=1)
     out = ds.groupby("patient", num_partitions=partitions).map_groups(
-        _ScreenGroup, batch_format="pyarrow", compute=ray.data.ActorPoolStrategy(size=workers), num_cpus=0.5,
+        _ScreenGroup, batch_format="pyarrow", compute=pool, num_cpus=0.5,
         fn_constructor_kwargs={"items": items, "settings": settings, "shared": shared})
     for row in out.iter_rows():
         data = orjson.loads(row["payload"])
