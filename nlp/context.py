@@ -91,9 +91,7 @@ class ModifierFinder:
         out: list[ScopedModifier] = []
         for first in sorted(by_sentence):
             modifiers = by_sentence[first]
-            ConTextGraph(modifiers=modifiers).update_scopes()
-            out.extend(ScopedModifier(m.rule, m.modifier_span[0], m.modifier_span[1], *m.scope_span)
-                       for m in modifiers)
+            out.extend(_settled(modifiers))
         return tuple(out)
 
 
@@ -151,7 +149,10 @@ def assert_targets(doc: Doc, modifiers: Sequence[ScopedModifier], targets: Seque
         i = bisect_right(starts, m.start) - 1  # targets starting at or before the cue
         return i >= 0 and reach[i] >= m.end
 
-    live = sorted((m for m in modifiers if not inside_a_target(m)), key=lambda m: m.scope_start)
+    live = [m for m in modifiers if not inside_a_target(m)]
+    if len(live) < len(modifiers):
+        live = _resettled(doc, live, [m for m in modifiers if inside_a_target(m)])
+    live.sort(key=lambda m: m.scope_start)
     scope_starts = [m.scope_start for m in live]
     widest = max((m.scope_end - m.scope_start for m in live), default=0)
     out: list[frozenset[str]] = []
@@ -160,6 +161,38 @@ def assert_targets(doc: Doc, modifiers: Sequence[ScopedModifier], targets: Seque
         hi = bisect_left(scope_starts, target.end)
         near = [m for m in live[lo:hi] if m.scope_end > target.start]
         out.append(_flags(doc, target, near) if near else frozenset())
+    return out
+
+
+def _resettled(doc: Doc, live: list[ScopedModifier], removed: list[ScopedModifier]) -> list[ScopedModifier]:
+    """Scopes settled again, in the sentences of `removed`, without those cues: a cue that is
+    part of a target's name must not cut another cue's scope short either ("a past medical
+    history of coronary artery disease, STATUS POST CABG": the history reaches the CABG)."""
+    sent_start = sentence_starts(doc)
+    touched = {sent_start[m.end - 1] for m in removed}
+    out = [m for m in live if sent_start[m.end - 1] not in touched]
+    again: dict[int, list[ConTextModifier]] = {}
+    for m in live:
+        first = sent_start[m.end - 1]
+        if first in touched:
+            again.setdefault(first, []).append(ConTextModifier(m.rule, m.start, m.end, doc))
+    for modifiers in again.values():
+        out.extend(_settled(modifiers))
+    return out
+
+
+def _settled(modifiers: list[ConTextModifier]) -> list[ScopedModifier]:
+    """The cues of one sentence with scopes settled against each other, then held to a rule's
+    `max_scope` (tokens past the cue, from the rule's metadata)."""
+    ConTextGraph(modifiers=modifiers).update_scopes()
+    out = []
+    for m in modifiers:
+        start, end = m.modifier_span
+        scope_start, scope_end = m.scope_span
+        reach = (m.rule.metadata or {}).get("max_scope")
+        if reach is not None:
+            scope_start, scope_end = max(scope_start, start - reach), min(scope_end, end + reach)
+        out.append(ScopedModifier(m.rule, start, end, scope_start, scope_end))
     return out
 
 

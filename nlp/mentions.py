@@ -21,7 +21,6 @@ from medeventgraph.occurrence import (
 from .context import assertion_from_flags
 from .dates import TimeMention, nearest_time
 from .processed import SentenceSpan
-from .rules import section_assertions
 from .targets import TargetTerm
 
 __all__ = ["UNRESOLVED", "MentionDraft", "build_occurrence", "json_path", "mention_id", "note_order"]
@@ -44,6 +43,7 @@ class MentionDraft:
     text_hash: str
     rank: int
     times: tuple[TimeMention, ...] = ()  # the sentence's resolved times (offsets in the sentence)
+    section_flags: frozenset[str] = frozenset()  # flags from the section (none if the target holds its heading)
 
     @property
     def occurrence_id(self) -> str:
@@ -88,7 +88,7 @@ def _occurrence_time(draft: MentionDraft) -> tuple[EventTime, TimeMention | None
 def build_occurrence(draft: MentionDraft, copied_from: str | None) -> Occurrence:
     document, note, sentence = draft.document, draft.note, draft.sentence
     term = draft.terms[0]
-    flags = set(draft.flags) | section_assertions().get(sentence.section or "", frozenset())
+    flags = set(draft.flags) | draft.section_flags
     time, stated = _occurrence_time(draft)
     literal = note.text[draft.start:draft.end]
     extra: list[tuple[str, str]] = [

@@ -190,5 +190,7 @@ class NotePipeline:
             times = times_of(sentence)
             drafts.append(MentionDraft(document, note, span.start_char, span.end_char, sentence,
                                        processed.text[sentence.start:sentence.end], terms,
-                                       frozenset(found), text_hash, rank, times))
+                                       frozenset(found), text_hash, rank, times,
+                                       frozenset() if processed.holds_heading(span.start_char, span.end_char)
+                                       else sentence.section_flags))
         return drafts

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from spacy.tokens import Doc
 
 from .abbreviations import AbbreviationUse, doc_abbreviations
 from .context import ModifierFinder, ScopedModifier
-from .sections import SectionSpan, doc_sections
+from .sections import SectionSpan, doc_sections, sentence_section_flags
 from .wordforms import KeyedDoc, WordForms
 
 __all__ = ["ProcessedNote", "SentenceSpan", "process_doc"]
@@ -23,6 +23,7 @@ class SentenceSpan:
     end: int
     section: str | None
     is_heading: bool
+    section_flags: frozenset[str] = frozenset()  # ConText flags from the section (sections.sentence_section_flags)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,12 @@ class ProcessedNote:
         starts = [s.title_start for s in self.sections]
         i = bisect_right(starts, char) - 1
         return self.sections[i] if i >= 0 else None
+
+    def holds_heading(self, start: int, end: int) -> bool:
+        """Whether [start, end) takes in words of its section's heading ('ALLERGIES:  CODEINE' as
+        one target): the heading is then part of the target's name, not its context."""
+        section = self.section_at(start)
+        return section is not None and section.title_start <= start < section.title_end < end
 
     def in_heading(self, start: int, end: int) -> bool:
         section = self.section_at(start)
@@ -73,5 +80,7 @@ def process_doc(doc: Doc, modifier_finder: ModifierFinder, wordforms: WordForms)
             if not token.is_space:
                 token_sentence[token.i] = index
         assert text[start:end] == stripped
+    flags = sentence_section_flags([(s.section, s.is_heading, text[s.start:s.end]) for s in sentences])
+    sentences = [replace(s, section_flags=f) for s, f in zip(sentences, flags, strict=True)]
     return ProcessedNote(doc, text, tuple(sentences), sections, tuple(token_sentence), modifier_finder.find(doc),
                          wordforms.keyed(doc, doc.vocab), doc_abbreviations(doc))

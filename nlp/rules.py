@@ -7,6 +7,7 @@ objects, so the spaCy side never reads raw dicts.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -25,6 +26,7 @@ __all__ = [
     "load_section_specs",
     "section_assertions",
     "section_rules",
+    "stated_done_pattern",
 ]
 
 ASSERTION_FLAGS = ("negated", "uncertain", "hypothetical", "historical", "family")
@@ -103,6 +105,7 @@ class ContextRuleSpec:
     direction: str
     pattern: tuple[dict[str, Any], ...] | None = None
     also: tuple[str, ...] = ()  # flags the cue sets besides its category's ("no history of": historical)
+    max_scope: int | None = None  # tokens the scope may reach past the cue (None: to the sentence end)
 
     def __post_init__(self) -> None:
         if self.direction.upper() not in _DIRECTIONS:
@@ -110,6 +113,8 @@ class ContextRuleSpec:
         bad = [flag for flag in self.also if flag not in ASSERTION_FLAGS]
         if bad:
             raise ValueError(f"context rule {self.literal!r}: unknown flags in 'also': {bad}")
+        if self.max_scope is not None and self.max_scope < 1:
+            raise ValueError(f"context rule {self.literal!r}: max_scope must be at least 1")
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ContextRuleSpec:
@@ -120,11 +125,14 @@ class ContextRuleSpec:
             direction=str(data["direction"]).upper(),
             pattern=tuple(pattern) if pattern else None,
             also=tuple(str(a) for a in data.get("also", ())),
+            max_scope=int(data["max_scope"]) if data.get("max_scope") is not None else None,
         )
 
     def to_rule(self) -> ConTextRule:
         pattern = [dict(p) for p in self.pattern] if self.pattern else None
-        metadata = {"also": list(self.also), "source": "medeventgraph"}
+        # max_scope is applied by context.py once scopes are settled, not by medspaCy: its overlap
+        # test misses a scope lying inside another's, so a terminator would not end a short scope.
+        metadata = {"also": list(self.also), "source": "medeventgraph", "max_scope": self.max_scope}
         return ConTextRule(self.literal, self.category, pattern=pattern, direction=self.direction, metadata=metadata)
 
 
@@ -149,3 +157,13 @@ def context_rules() -> list[ConTextRule]:
 def section_assertions() -> dict[str, frozenset[str]]:
     """Section category -> the ConText flags its mentions receive (past history -> historical)."""
     return {s.category: frozenset(s.assertion) for s in load_section_specs() if s.assertion}
+
+
+@cache
+def stated_done_pattern() -> re.Pattern[str]:
+    """Words that state an act as done ('was prescribed'): section_rules.json 'stated_done'."""
+    phrases = [str(p) for p in _read_json("section_rules.json").get("stated_done", ())]
+    if not phrases:
+        return re.compile(r"(?!)")
+    alternatives = "|".join(r"\s+".join(re.escape(w) for w in p.split()) for p in phrases)
+    return re.compile(rf"\b(?:{alternatives})\b", re.IGNORECASE)

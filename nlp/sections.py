@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from .rules import TITLE_END, section_rules
+from .rules import TITLE_END, section_assertions, section_rules, stated_done_pattern
 
-__all__ = ["SectionSpan", "add_sectionizer", "doc_sections"]
+__all__ = ["SectionSpan", "add_sectionizer", "doc_sections", "sentence_section_flags"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +42,7 @@ def add_sectionizer(nlp: Language) -> None:
 
 
 _RUN_IN_AFTER = frozenset({",", ".", ";", ":"})
+_RUN_ON = frozenset({"of"})  # a word that ties a title to what follows: not a heading
 _TITLE_END = re.compile(TITLE_END)
 
 
@@ -55,6 +57,8 @@ def starts_a_heading(doc: Doc, start: int, end: int) -> bool:
     ended = _TITLE_END.match(title[-1].text) is not None and not title[-1].is_alpha
     if not ended and not capitals and title[0].text != "#":
         return False
+    if not ended and end < len(doc) and doc[end].lower_ in _RUN_ON:
+        return False  # "HISTORY OF GIANT CELL ARTERITIS.": the title's word begins a phrase
     if start == 0 or "\n" in doc[start - 1].text or "\r" in doc[start - 1].text:
         return True
     if not capitals or title[-1].text != ":":
@@ -77,4 +81,33 @@ def doc_sections(doc: Doc) -> tuple[SectionSpan, ...]:
         title_end = doc[t1 - 1].idx + len(doc[t1 - 1]) if t1 > t0 else title_start
         end = doc[b1 - 1].idx + len(doc[b1 - 1]) if b1 > 0 else 0
         out.append(SectionSpan(section.category, title_start, title_end, end))
+    return tuple(out)
+
+
+_LIST_ITEM = re.compile(r"(?:[-*\u2022+]|\d{1,3}[.)])\s")
+
+
+def sentence_section_flags(sentences: Sequence[tuple[str | None, bool, str]]) -> tuple[frozenset[str], ...]:
+    """The ConText flags each sentence (section category, is a heading, text) gets from its
+    section. In a section that makes its mentions hypothetical (a plan), a sentence stating
+    what was done ('The patient was prescribed the following medications:') and the list items
+    right after it are facts: they keep the section's other flags only."""
+    by_section = section_assertions()
+    done = stated_done_pattern()
+    out: list[frozenset[str]] = []
+    stated = False  # inside a statement of what was done and its list
+    previous: str | None = None
+    for section, is_heading, text in sentences:
+        flags = by_section.get(section or "", frozenset())
+        if is_heading or section != previous:
+            stated = False
+        previous = section
+        if "hypothetical" in flags and not is_heading:
+            if done.search(text):
+                stated = True
+            elif not _LIST_ITEM.match(text):
+                stated = False
+            if stated:
+                flags = flags - {"hypothetical"}
+        out.append(flags)
     return tuple(out)

@@ -33,7 +33,6 @@ from .copies import MentionKey, link_copies, normalize_sentence
 from .dates import TimeMention, nearest_time
 from .mentions import UNRESOLVED, json_path, mention_id, note_order
 from .processed import ProcessedNote, SentenceSpan
-from .rules import section_assertions
 from .values import ValueFind, doc_values
 
 __all__ = ["LOINC", "ValueDraft", "build_value_occurrence", "note_value_drafts", "value_occurrences"]
@@ -146,7 +145,7 @@ def build_value_occurrence(
 ) -> Occurrence:
     document, note, sentence, v = draft.document, draft.note, draft.sentence, draft.found
     analyte = next(a for a in load_analytes().analytes if a.id == v.analyte)
-    flags = set(draft.flags) | section_assertions().get(sentence.section or "", frozenset())
+    flags = set(draft.flags) | sentence.section_flags
     stated = _stated_time(draft, segment)
     literal = note.text[v.start:v.end]
     extra: list[tuple[str, str]] = [

@@ -51,8 +51,8 @@ def test_negation_scope_stops_at_sentence_end(pipeline):
     [
         ("Past Medical History:\nAKI after contrast.\n", "past_medical_history", Assertion(historical=True)),
         ("# Past Medical History\nAKI after contrast.\n", "past_medical_history", Assertion(historical=True)),
-        ("Family History:\nAKI in several relatives.\n", "family_history", Assertion(family=True)),
-        ("# Family History\nAKI.\n", "family_history", Assertion(family=True)),
+        ("Family History:\nAKI in several relatives.\n", "family_history", Assertion(family=True, historical=True)),
+        ("# Family History\nAKI.\n", "family_history", Assertion(family=True, historical=True)),
         ("# History of Present Illness\nAKI on arrival.\n", "history_of_present_illness", NONE),
         ("# Assessment and Plan\nAKI, likely prerenal.\n", "assessment_and_plan", NONE),
         ("Assessment and Plan: AKI improving.\n", "assessment_and_plan", NONE),

@@ -117,8 +117,8 @@ def test_negation_scope_terminators(pipeline, text, expected):
         ("PAST MEDICAL HISTORY:", Assertion(historical=True)),
         ("PAST MEDICAL HISTORY", Assertion(historical=True)),
         ("Past medical history", Assertion(historical=True)),
-        ("FAMILY HISTORY:", Assertion(family=True)),
-        ("FAMILY HISTORY", Assertion(family=True)),
+        ("FAMILY HISTORY:", Assertion(family=True, historical=True)),
+        ("FAMILY HISTORY", Assertion(family=True, historical=True)),
         ("SOCIAL HISTORY:", Assertion(historical=True)),
         ("ALLERGIES:", Assertion(historical=True)),
         ("ALLERGIES", Assertion(historical=True)),
@@ -169,3 +169,34 @@ def test_run_in_headings_of_a_flattened_report(pipeline):
 def test_a_capital_word_before_a_colon_mid_sentence_is_not_a_heading(pipeline):
     (m,) = only_mention(pipeline, "Discussed with her the PLAN: acute kidney injury work-up today.", AKI)
     assert (m.source.section, m.assertion) == (None, Assertion())
+
+
+# Synthea's "## Plan" (verbatim from the bundle of DiagnosticReport da1f9d53 in tests/data/synthea):
+# what was prescribed and the care plan placed are facts, not possibilities.
+SYNTHEA_PLAN = ("## Plan\n\nThe patient was prescribed the following medications:\n- naproxen sodium 220 mg oral tablet\n"
+                "The patient was placed on a careplan:\n- musculoskeletal care (regime/therapy)\n")
+NAPROXEN = TargetTerm("naproxen", "naproxen", Kind.MEDICATION, "query")
+
+
+def test_a_plan_stating_what_was_prescribed_is_not_hypothetical(pipeline):
+    terms = [NAPROXEN, TargetTerm("musculoskeletal care", "musculoskeletal care", Kind.PROCEDURE, "query")]
+    got = {m.extra_value("literal"): (m.source.section, m.assertion) for m in only_mention(pipeline, SYNTHEA_PLAN, *terms)}
+    assert got == {"naproxen": ("plan", Assertion()), "musculoskeletal care": ("plan", Assertion())}
+
+
+def test_a_plan_list_without_a_statement_of_what_was_done_stays_hypothetical(pipeline):
+    text = "## Plan\n\nConsider the following medications:\n- naproxen sodium 220 mg oral tablet\n"
+    (m,) = only_mention(pipeline, text, NAPROXEN)
+    assert (m.source.section, m.assertion) == ("plan", Assertion(hypothetical=True))
+
+
+def test_synthea_plan_medications_are_not_hypothetical(pipeline, synthea_notes):
+    """Every medication a Synthea plan lists after 'was prescribed the following medications:'."""
+    prescribed = [d for d in synthea_notes if any("was prescribed the following medications:" in t.text
+                                                  for t in d.texts)][:20]
+    assert prescribed
+    found = [m for m in pipeline.mentions(prescribed, [NAPROXEN, TargetTerm("lisinopril", "lisinopril",
+             Kind.MEDICATION, "query"), TargetTerm("acetaminophen", "acetaminophen", Kind.MEDICATION, "query")])
+             if m.source.section == "plan"]
+    assert found
+    assert not any(m.assertion.hypothetical for m in found)
