@@ -1,10 +1,19 @@
-"""Derived occurrences: deterministic rules over recorded Observations (resources/derive_rules.json).
+"""Derived occurrences: deterministic rules over recorded values (resources/derive_rules.json).
 
 A derived occurrence (KDIGO creatinine rise, high potassium, low glucose, elevated lactate,
-low systolic pressure) is a *finding computed from values*, so it must cite every
-Observation it was computed from (`derived_from`) and sit where its triggering Observation
-sits: same time, encounter and source. Values are converted to the rule's canonical unit
-first; a value in an unknown unit is skipped rather than guessed.
+low systolic pressure) is a *finding computed from values*, so it must cite every value it
+was computed from (`derived_from`) and sit where its triggering value sits: same time,
+encounter and source. Values are converted to the rule's canonical unit first; a value in an
+unknown unit is skipped rather than guessed.
+
+The values are recorded Observations and values notes state (nlp/values.py: "K 6.1", "SBP in
+the 70s"). A note value counts when it is affirmed (not negated, hypothetical, family or
+uncertain; historical only with a stated time) and is not a copy of an earlier note's; its
+finding cites the note span and keeps the note's time rules — the time the sentence states,
+else only "no later than the note date". A stated range ("in the 70s": 70-79) passes a limit
+only with its whole range. A stated change ("Cr rose from 1.0 to 2.1") is a KDIGO rise by the
+ratio criterion (1.5x, which KDIGO lets be "known or presumed" within 7 days) or, when its
+sentence bounds the interval ("overnight"), by the absolute one (+0.3 within 48 h).
 """
 
 from __future__ import annotations
@@ -49,9 +58,11 @@ class DeriveRule(BaseModel):
     ratio_window_days: float | None = None
 
     def applies_to(self, occ: Occurrence) -> bool:
-        if occ.kind not in _VALUE_KINDS or occ.value is None or occ.value.quantity is None:
+        if occ.kind not in _VALUE_KINDS or occ.value is None or not _counts(occ):
             return False
-        if not occ.time.resolved or occ.status in ("entered-in-error", "cancelled", "preliminary"):
+        if occ.value.quantity is None and occ.extra_value("value_high") is None:
+            return False
+        if occ.status in ("entered-in-error", "cancelled", "preliminary"):
             return False
         codes = {c.code for c in occ.concept.codings if c.system == _LOINC}
         if codes:
@@ -66,6 +77,18 @@ class _RuleFile(BaseModel):
     rules: list[DeriveRule]
 
 
+def _counts(occ: Occurrence) -> bool:
+    """A timed structured value, or a note value that states a measurement (see the module doc)."""
+    if occ.origin is not Origin.NOTE:
+        return occ.time.resolved
+    a = occ.assertion
+    if a.negated or a.hypothetical or a.family or a.uncertain or occ.extra_value("copied_from"):
+        return False
+    if a.historical:
+        return occ.time.resolved
+    return occ.time.resolved or (occ.documented is not None and occ.documented.resolved)
+
+
 @cache
 def load_rules() -> tuple[DeriveRule, ...]:
     raw = resources.files("medeventgraph.core").joinpath("resources/derive_rules.json").read_bytes()
@@ -76,37 +99,93 @@ def to_canonical(rule: DeriveRule, value: Value) -> float | None:
     """The value in the rule's unit, or None when its unit is not one the rule knows."""
     if value.quantity is None:
         return None
-    unit = (value.unit or "").strip().lower().replace("µ", "u")
+    return _convert(rule, value.quantity, value.unit)
+
+
+def _convert(rule: DeriveRule, quantity: float, unit: str | None) -> float | None:
+    key = (unit or "").strip().lower().replace("µ", "u")
     for conv in rule.conversions:
-        if conv.unit.lower() == unit:
-            return value.quantity * conv.multiply / conv.divide
+        if conv.unit.lower() == key:
+            return quantity * conv.multiply / conv.divide
     return None
+
+
+def _bounds(rule: DeriveRule, occ: Occurrence) -> tuple[float, float] | None:
+    """(lowest, highest) the value can be in the rule's unit: one point for a measured value,
+    the stated range for "in the 70s"."""
+    assert occ.value is not None
+    if occ.value.quantity is not None:
+        v = _convert(rule, occ.value.quantity, occ.value.unit)
+        return None if v is None else (v, v)
+    low, high = occ.extra_value("value_low"), occ.extra_value("value_high")
+    if low is None or high is None:
+        return None
+    lo, hi = _convert(rule, float(low), occ.value.unit), _convert(rule, float(high), occ.value.unit)
+    return None if lo is None or hi is None else (lo, hi)
 
 
 def derive_occurrences(occurrences: Iterable[Occurrence], rules: Iterable[DeriveRule] | None = None) -> list[Occurrence]:
     """Every derived occurrence the rules produce, in a stable order (by rule, then time)."""
-    occs = sorted(occurrences, key=lambda o: (o.patient, o.time.start.timestamp() if o.time.start else 0.0, o.id))
+    occs = sorted(occurrences, key=lambda o: (o.patient, _sort_time(o), o.id))
+    by_id = {o.id: o for o in occs}
     out: list[Occurrence] = []
     for rule in rules if rules is not None else load_rules():
-        series: dict[str, list[tuple[Occurrence, float]]] = {}
+        series: dict[str, list[tuple[Occurrence, tuple[float, float]]]] = {}
         for occ in occs:
-            if rule.applies_to(occ) and occ.value is not None:
-                v = to_canonical(rule, occ.value)
-                if v is not None:
-                    series.setdefault(occ.patient, []).append((occ, v))
+            if rule.applies_to(occ):
+                bounds = _bounds(rule, occ)
+                if bounds is not None:
+                    series.setdefault(occ.patient, []).append((occ, bounds))
         for patient in sorted(series):
-            out.extend(_apply(rule, series[patient]))
+            out.extend(_apply(rule, series[patient], by_id))
     return out
 
 
-def _apply(rule: DeriveRule, series: list[tuple[Occurrence, float]]) -> list[Occurrence]:
+def _sort_time(o: Occurrence) -> float:
+    t = o.time.start or (o.documented.start if o.documented is not None else None)
+    return t.timestamp() if t else 0.0
+
+
+def _apply(rule: DeriveRule, series: list[tuple[Occurrence, tuple[float, float]]],
+           by_id: dict[str, Occurrence]) -> list[Occurrence]:
     if rule.test == "kdigo_rise":
-        return _kdigo(rule, series)
+        points = [(o, lo) for o, (lo, hi) in series if lo == hi]
+        timed = _kdigo(rule, [(o, v) for o, v in points if o.time.resolved])
+        done = {d.id for d in timed}
+        return timed + [d for d in _stated_rises(rule, points, by_id) if d.id not in done]
     assert rule.threshold is not None
     hits = []
-    for occ, v in series:
-        if (rule.test == "above" and v > rule.threshold) or (rule.test == "below" and v < rule.threshold):
-            hits.append(_derived(rule, occ, v, (occ.id,), f"{v:g} {rule.unit} ({rule.test} {rule.threshold:g})"))
+    for occ, (lo, hi) in series:
+        # A range passes a limit only with its whole width: "in the 70s" is below 90, "in the 80s" is not.
+        if rule.test == "above" and lo > rule.threshold:
+            hits.append(_derived(rule, occ, lo, (occ.id,), f"{lo:g} {rule.unit} (above {rule.threshold:g})"))
+        elif rule.test == "below" and hi < rule.threshold:
+            hits.append(_derived(rule, occ, hi, (occ.id,), f"{hi:g} {rule.unit} (below {rule.threshold:g})"))
+    return hits
+
+
+def _stated_rises(rule: DeriveRule, points: list[tuple[Occurrence, float]],
+                  by_id: dict[str, Occurrence]) -> list[Occurrence]:
+    """Rises a note states in words ("has gone from 2.1 to 4.2 overnight"): the later value names
+    the earlier one (`change_from`, same note sentence), whatever their times."""
+    assert rule.abs_rise is not None and rule.abs_window_hours and rule.ratio and rule.ratio_window_days
+    values = {o.id: v for o, v in points}
+    hits = []
+    for occ, v in points:
+        base_id = occ.extra_value("change_from")
+        base = by_id.get(base_id or "")
+        if base is None or base.patient != occ.patient or base_id not in values:
+            continue
+        bv = values[base.id]
+        hours = occ.extra_value("change_within_hours")
+        reason = None
+        if hours is not None and float(hours) <= rule.abs_window_hours and v - bv >= rule.abs_rise - 1e-9:
+            reason = f"+{v - bv:.2f} {rule.unit} within {float(hours):g} h (stated)"
+        elif bv > 0 and v / bv >= rule.ratio - 1e-9 and (hours is None or float(hours) <= rule.ratio_window_days * 24):
+            when = f"within {float(hours):g} h (stated)" if hours is not None else "interval not stated, presumed"
+            reason = f"{v / bv:.2f}x the earlier value, {when}"
+        if reason is not None:
+            hits.append(_derived(rule, occ, v, (base.id, occ.id), f"{bv:g} -> {v:g} {rule.unit}: {reason}"))
     return hits
 
 
@@ -150,6 +229,8 @@ def _derived(rule: DeriveRule, trigger: Occurrence, value: float, sources: tuple
         source=replace(trigger.source),
         encounter=trigger.encounter,
         episode=trigger.episode,
+        assertion=trigger.assertion,
+        documented=trigger.documented if trigger.origin is Origin.NOTE else None,
         value=Value(quantity=round(value, 4), unit=rule.unit, text=detail),
         derived_from=tuple(dict.fromkeys(sources)),
         extra=(("rule", rule.id),),

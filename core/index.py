@@ -126,9 +126,14 @@ def build_index(
     lexicon = lexicon or load_lexicon()
     occurrences = list(record.occurrences)
     documents = {d.reference: d for d in record.documents}
-    derived = _derive(occurrences)
+    use_notes = notes is not None and settings.notes and bool(documents)
+    # Values notes state ("K 6.1") are lab and vital mentions the derivations read like Observations.
+    values = notes.values(list(documents.values()), encounter_periods(record.occurrences)) \
+        if notes is not None and use_notes else []
+    derived = _derive(occurrences + values)
     occurrences.extend(derived)
-    if notes is not None and settings.notes and documents:
+    occurrences.extend(values)
+    if notes is not None and use_notes:
         occurrences.extend(notes.mentions(list(documents.values()), _target_terms(lexicon, record.occurrences),
                                           encounter_periods(record.occurrences)))
     by_id = {o.id: o for o in occurrences}
