@@ -93,37 +93,43 @@ def value_occurrences(drafts: list[ValueDraft], copy_min_words: int) -> list[Occ
         for d in drafts
     ]
     copies = link_copies(keys, copy_min_words)
-    series: dict[tuple[str, int, int], dict[int, str]] = {}
+    series: dict[tuple[str, int, int, int], dict[int, str]] = {}
     for d in drafts:
         if d.found.change:
-            series.setdefault((d.document.reference, d.note.attachment, d.found.series), {})[d.found.time_rank] = \
-                d.occurrence_id
+            series.setdefault(_series_key(d), {})[d.found.time_rank] = d.occurrence_id
     segments = _segments(drafts)
     out = []
     for d in drafts:
         earlier = None
         if d.found.change and d.found.time_rank > 0:
-            earlier = series[(d.document.reference, d.note.attachment, d.found.series)].get(d.found.time_rank - 1)
+            earlier = series[_series_key(d)].get(d.found.time_rank - 1)
         out.append(build_value_occurrence(d, copies.get(d.occurrence_id), earlier, segments.get(d.occurrence_id)))
     return out
 
 
-def _segments(drafts: list[ValueDraft]) -> dict[str, tuple[int, int]]:
+def _series_key(d: ValueDraft) -> tuple[str, int, int, int]:
+    """Series are numbered per sentence: the note text, the sentence and the number name one."""
+    return (d.document.reference, d.note.attachment, d.sentence.start, d.found.series)
+
+
+def _segments(drafts: list[ValueDraft]) -> dict[str, tuple[tuple[int, int], ...]]:
     """A stated change's values each own the text from their number to the next one's: a time
-    written there is theirs ("creatinine 1.5 up from 1.2 yesterday": yesterday is 1.2's). A time
-    expression belongs where it ends (Duckling reads "from 1.2 yesterday" as one)."""
-    by_series: dict[tuple[str, int, int], list[ValueDraft]] = {}
+    written there is theirs ("creatinine 1.5 up from 1.2 yesterday": yesterday is 1.2's). The
+    words before the analyte belong to the latest value ("Today creatinine 1.5 up from 1.2").
+    A time expression belongs where it ends (Duckling reads "from 1.2 yesterday" as one)."""
+    by_series: dict[tuple[str, int, int, int], list[ValueDraft]] = {}
     for d in drafts:
         if d.found.change:
-            by_series.setdefault((d.document.reference, d.note.attachment, d.found.series), []).append(d)
-    out = {}
+            by_series.setdefault(_series_key(d), []).append(d)
+    out: dict[str, tuple[tuple[int, int], ...]] = {}
     for members in by_series.values():
         members.sort(key=lambda d: d.found.end)
         starts = [d.found.end - len(d.found.text) for d in members]
+        latest = max(members, key=lambda d: d.found.time_rank)
         for i, d in enumerate(members):
-            # The first value also owns the words before the analyte ("Today creatinine 1.5 up from ...").
-            first = d.sentence.start if i == 0 else starts[i]
-            out[d.occurrence_id] = (first, starts[i + 1] if i + 1 < len(members) else d.sentence.end)
+            own = (starts[i], starts[i + 1] if i + 1 < len(members) else d.sentence.end)
+            before = ((d.sentence.start, d.found.start),) if d is latest else ()
+            out[d.occurrence_id] = (own, *before)
     return out
 
 
@@ -132,21 +138,22 @@ def _documented(document: NoteDocument) -> EventTime:
     return EventTime(start=d.start, end=d.end, type=TimeType.DOCUMENTATION, granularity=d.granularity)
 
 
-def _stated_time(draft: ValueDraft, segment: tuple[int, int] | None) -> TimeMention | None:
+def _stated_time(draft: ValueDraft, segments: tuple[tuple[int, int], ...] | None) -> TimeMention | None:
     offset = draft.sentence.start
-    if segment is None:
+    if segments is None:
         return nearest_time(list(draft.times), draft.found.start - offset, draft.found.end - offset,
                             draft.sentence_text)
-    return next((t for t in draft.times if segment[0] < offset + t.end <= segment[1]), None)
+    return next((t for t in draft.times if any(lo < offset + t.end <= hi for lo, hi in segments)), None)
 
 
 def build_value_occurrence(
-    draft: ValueDraft, copied_from: str | None, change_from: str | None, segment: tuple[int, int] | None = None
+    draft: ValueDraft, copied_from: str | None, change_from: str | None,
+    segments: tuple[tuple[int, int], ...] | None = None,
 ) -> Occurrence:
     document, note, sentence, v = draft.document, draft.note, draft.sentence, draft.found
     analyte = next(a for a in load_analytes().analytes if a.id == v.analyte)
     flags = set(draft.flags) | sentence.section_flags
-    stated = _stated_time(draft, segment)
+    stated = _stated_time(draft, segments)
     literal = note.text[v.start:v.end]
     extra: list[tuple[str, str]] = [
         ("sentence_start", str(sentence.start)),
@@ -160,7 +167,7 @@ def build_value_occurrence(
     if v.quantity is None and v.low is not None and v.high is not None:
         extra += [("value_low", f"{v.low:g}"), ("value_high", f"{v.high:g}")]
     if v.series:
-        extra.append(("value_series", f"{document.reference}#a{note.attachment}/{v.series}"))
+        extra.append(("value_series", f"{document.reference}#a{note.attachment}/s{sentence.start}/{v.series}"))
     if change_from is not None:
         extra.append(("change_from", change_from))
         if v.within_hours is not None:

@@ -237,3 +237,14 @@ def test_pipeline_copied_value_links_to_origin(pipeline) -> None:
 
 def test_pipeline_without_values_is_empty(pipeline, tmp_path: Path) -> None:
     assert _values(pipeline, make_note("No acute distress. Lungs clear.", "e")) == []
+
+
+def test_two_changes_in_one_note_keep_their_own_times(pipeline) -> None:
+    """Series are numbered per sentence; a time before the analyte is the latest value's."""
+    text = "Labs this morning: K 6.1, Cr rose from 1.0 to 2.1. Today creatinine 1.5 up from 1.2 yesterday."
+    occs = {o.value.quantity: o for o in _values(pipeline, make_note(text, "two"))}
+    assert occs[2.1].extra_value("change_from") == occs[1.0].id
+    assert occs[1.5].extra_value("change_from") == occs[1.2].id
+    assert occs[1.0].extra_value("value_series") != occs[1.5].extra_value("value_series")
+    days = {q: o.time.start.date().isoformat() if o.time.resolved else None for q, o in occs.items()}
+    assert days == {6.1: "2020-05-15", 1.0: None, 2.1: "2020-05-15", 1.5: "2020-05-15", 1.2: "2020-05-14"}
