@@ -248,3 +248,26 @@ def test_two_changes_in_one_note_keep_their_own_times(pipeline) -> None:
     assert occs[1.0].extra_value("value_series") != occs[1.5].extra_value("value_series")
     days = {q: o.time.start.date().isoformat() if o.time.resolved else None for q, o in occs.items()}
     assert days == {6.1: "2020-05-15", 1.0: None, 2.1: "2020-05-15", 1.5: "2020-05-15", 1.2: "2020-05-14"}
+
+
+def test_readme_values_example(tmp_path: Path) -> None:
+    """The README's values example (section "Clinical notes") runs verbatim and prints what it says."""
+    import contextlib
+    import io
+    import runpy
+
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    blocks = re.findall(r"```python\n(.*?)```", readme.read_text(encoding="utf-8"), re.DOTALL)
+    [code] = [b for b in blocks if "NotePipeline().values" in b]
+    script = tmp_path / "readme_values.py"
+    script.write_text(code, encoding="utf-8")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        runpy.run_path(str(script), run_name="__main__")
+    lines = out.getvalue().splitlines()
+    assert [line.split(" ", 1)[1].rsplit(" ", 2)[0] for line in lines[:4]] == [
+        "'K 6.1'", "'Cr rose from 1.0'", "'Cr rose from 1.0 to 2.1'", "'SBP in the 70s'"]
+    assert len(lines) == 7
+    assert lines[4].startswith("Creatinine rise (KDIGO) <- DocumentReference/n1#s26-49 1 -> 2.1 mg/dL")
+    assert lines[5].startswith("High potassium value") and "#s19-24" in lines[5]
+    assert lines[6].startswith("Low blood pressure reading") and "79 mm[Hg] (below 90)" in lines[6]
