@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from medeventgraph.evaluation.methods.base import METHODS
+from medeventgraph.evaluation.methods import registry
 from medeventgraph.evaluation.standalone import section as standalone_section
 
 __all__ = ["write_report"]
@@ -82,7 +82,12 @@ def _plots(res: dict, out: Path) -> list[str]:
 
 def _peers(res: dict) -> list[str]:
     """The methods compared as peers; ablations and the exhaustive reference have their own table."""
-    return [m for m in res["meta"]["methods"] if not getattr(METHODS.get(m), "ablation", False)]
+    return [m for m in res["meta"]["methods"] if not getattr(registry().get(m), "ablation", False)]
+
+
+def _title(name: str) -> str:
+    method = registry().get(name)
+    return method.title if method is not None else name
 
 
 def _ablation_section(res: dict) -> list[str]:
@@ -103,15 +108,15 @@ def _ablation_section(res: dict) -> list[str]:
         same = [p for p, pr in ab.items() if pr["methods"][m]["same_as_B6"] == pr["n"]]
         differs = [p for p in ab if p not in same]
         if not differs and m == "exhaustive":
-            L.append(f"- **{METHODS[m].title}**: every verdict identical to B6 on {', '.join(same)}: the "
+            L.append(f"- **{_title(m)}**: every verdict identical to B6 on {', '.join(same)}: the "
                      "budgeted search adds nothing beyond exhaustive grounding on these protocols.")
         elif not differs:
-            L.append(f"- **{METHODS[m].title}**: every verdict identical to B6 on {', '.join(same)}: "
+            L.append(f"- **{_title(m)}**: every verdict identical to B6 on {', '.join(same)}: "
                      "that part adds nothing on these protocols.")
         else:
             d = ", ".join(f"{p} ({ab[p]['n'] - ab[p]['methods'][m]['same_as_B6']} differ, BA "
                           f"{_pct(ab[p]['methods'][m]['ba'])} vs {_pct(ab[p]['methods']['B6']['ba'])})" for p in differs)
-            L.append(f"- **{METHODS[m].title}**: differs from B6 on {d}"
+            L.append(f"- **{_title(m)}**: differs from B6 on {d}"
                      + (f"; identical on {', '.join(same)}" if same else "") + ".")
     return L + [""]
 
@@ -161,7 +166,7 @@ def write_report(res: dict, out: Path) -> Path:
         for m, s in pr["methods"].items():
             if m not in _peers(res):
                 continue
-            L.append(f"| {METHODS[m].title} | {_pct(s['ba'])}{_ci(s['ba_ci'])} | {_pct(s['f1'])}{_ci(s['f1_ci'])} | "
+            L.append(f"| {_title(m)} | {_pct(s['ba'])}{_ci(s['ba_ci'])} | {_pct(s['f1'])}{_ci(s['f1_ci'])} | "
                      f"{_pct(s['fsr'])} | {_pct(s['sup_recall'])} | {_p(s.get('p_holm_ba_vs_B6'))} | "
                      f"{_p(s.get('p_holm_f1_vs_B6'))} |")
         if pr.get("best_baseline"):
