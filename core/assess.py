@@ -9,9 +9,12 @@ The scale
   S_tim   1 when one scope-consistent chain of items satisfies every relation from resolved
           times (0.8 when an order rests on a note's documentation bound), else 0.
   S_num   mean over the chain's items of what their values say (`value_strength`): a coded
-          structured row or a measured value 1; a derived finding by how far it is past its
-          criterion, 0.6 just past it up to 1 at twice its margin (a KDIGO rise of 0.3 mg/dL
-          over the lowest prior value is just past; 0.9 mg/dL is well past); a note mention 0.5.
+          structured row or a measured value 1; a derived finding by how far its value is past
+          its criterion, read from the item's value fields (`quantity`, and `reference`: the
+          lowest prior value for a rise, the limit for above/below) and the packaged rule it
+          names by code (`past_criterion`): 0.6 at the criterion up to 1 at twice its margin (a
+          KDIGO rise of 0.3 mg/dL over the lowest prior value is just past; 0.9 mg/dL is well
+          past); a note mention 0.5.
   S_jdg+  mean over the chain's items of assertion certainty (certain 1, uncertain 0.5), times
           0.8 for each relation decided by an order a note states in words rather than by
           recorded times (a sentence is weaker evidence of order than two time stamps).
@@ -31,12 +34,16 @@ Worked examples (the functions are the ones `assess` uses):
 0.855
 >>> score_plus(s_tim=0.0, s_num=1.0, s_jdg=1.0, complete=False)  # both events, but no ordered chain
 0.55
->>> value_strength_of_text("1.0 -> 1.3 mg/dL: +0.30 mg/dL within 48 h")  # just past KDIGO
+>>> past_criterion(1.3, 1.0, "kdigo_rise", rise=0.3, ratio=1.5)  # creatinine 1.0 -> 1.3: just past KDIGO
 0.6
->>> value_strength_of_text("1.0 -> 1.9 mg/dL: +0.90 mg/dL within 48 h")  # three times the rise
+>>> past_criterion(1.45, 1.0, "kdigo_rise", rise=0.3, ratio=1.5)  # +0.45: half a margin further
+0.8
+>>> past_criterion(1.9, 1.0, "kdigo_rise", rise=0.3, ratio=1.5)  # +0.9, three times the rise
 1.0
->>> value_strength_of_text("5.8 mmol/L (above 5.5)")  # potassium barely high
+>>> past_criterion(5.8, 5.5, "above")  # potassium 5.8 over a 5.5 limit: 5.5% past it
 0.8182
+>>> past_criterion(6.1, 5.5, "above"), past_criterion(60.0, 70.0, "below")  # 11% over; glucose 60 under 70
+(1.0, 1.0)
 >>> counter_weight([True])  # one uncertain negation: below tau- = 0.75, not refuted
 0.5
 >>> counter_weight([True, True]), counter_weight([False])
@@ -45,7 +52,6 @@ Worked examples (the functions are the ones `assess` uses):
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from functools import cache
@@ -53,13 +59,14 @@ from importlib import resources
 
 import orjson
 from medeventgraph.core.contract import EvidenceBundle, EvidenceItem
+from medeventgraph.core.derive import DeriveRule, load_rules
 from medeventgraph.core.query import RelationSpec, RelationType, Scope
 from medeventgraph.core.stated import StatedItem, stated_comparison, stated_counter
 from medeventgraph.core.timing import Comparison, Span, Timing, compare, span_of
 from medeventgraph.core.verdict import FailureType, Label
 from medeventgraph.occurrence import Origin
 
-__all__ = ["Assessment", "RelationFinding", "Structure", "Thresholds", "assess", "combine", "counter_weight", "load_thresholds", "score_plus", "structure", "value_strength", "value_strength_of_text"]
+__all__ = ["Assessment", "RelationFinding", "Structure", "Thresholds", "assess", "combine", "counter_weight", "load_thresholds", "past_criterion", "score_plus", "structure", "value_strength"]
 
 ALPHA_TIM, ALPHA_NUM, ALPHA_JDG = 0.45, 0.22, 0.33
 
@@ -132,7 +139,8 @@ def structure(bundle: EvidenceBundle) -> Structure:
     for item in bundle.items:
         for e in item.events:
             by_event[e].append(item)
-    spans = {i.occurrence: span_of(i.time, i.documented, i.open_end) for i in bundle.items}
+    spans = _untime_episode_mentions(by_event, {i.occurrence: span_of(i.time, i.documented, i.open_end)
+                                                for i in bundle.items})
     grounding = {e.id: [i for i in by_event[e.id] if _grounds(i)] for e in query.events}
     missing = [e for e, items in grounding.items() if not items]
     grounds = {i.occurrence: _grounds(i) for i in bundle.items}
@@ -147,6 +155,27 @@ def structure(bundle: EvidenceBundle) -> Structure:
     scope_rejected = query.scope is not Scope.PATIENT and bundle.rejected_counts.get("scope", 0) > 0
     return Structure(by_event, spans, stated, grounding, missing, chain, findings, complete, members, s_tim, s_num,
                      scope_rejected)
+
+
+def _untime_episode_mentions(
+    by_event: dict[str, list[EvidenceItem]], spans: dict[str, Span | None]
+) -> dict[str, Span | None]:
+    """A note mention of an event made while a recorded, still-open episode of it (a structured
+    condition without an end) is under way, in the same scope unit, is that episode: the time
+    in its sentence ("... attributed to sepsis, and death was confirmed at 00:52") says when
+    the condition was present, not when it began, so it cannot time the event. Such mentions
+    keep no span; the recorded episode decides."""
+    out = dict(spans)
+    for items in by_event.values():
+        episodes = [(i.unit, spans[i.occurrence]) for i in items
+                    if i.open_end and i.origin is Origin.STRUCTURED and i.unit and _grounds(i) and spans[i.occurrence]]
+        for i in items:
+            s = spans[i.occurrence]
+            if i.origin is not Origin.NOTE or s is None or not s.resolved:
+                continue
+            if any(unit == i.unit and e.start.lo <= s.start.lo <= e.end.hi for unit, e in episodes if e):
+                out[i.occurrence] = None
+    return out
 
 
 def combine(
@@ -206,37 +235,42 @@ def counter_weight(uncertain: list[bool]) -> float:
     return min(1.0, sum(0.5 if u else 1.0 for u in uncertain))
 
 
-_RISE = re.compile(r"^(?P<a>\d+(?:\.\d+)?) -> (?P<b>\d+(?:\.\d+)?) ")
-_LIMIT = re.compile(r"^(?P<v>\d+(?:\.\d+)?) \S+ \((?P<test>above|below) (?P<t>\d+(?:\.\d+)?)\)$")
-_KDIGO_RISE, _KDIGO_RATIO = 0.3, 1.5  # the criterion core/resources/derive_rules.json applies
+@cache
+def _derive_rules() -> dict[str, DeriveRule]:
+    return {r.id: r for r in load_rules()}
 
 
-def value_strength_of_text(detail: str) -> float:
-    """How far a derived finding is past its criterion, from the value text the derivation
-    recorded ("a -> b unit: ..." for a rise, "v unit (above|below t)" for a limit):
-    0.6 at the criterion, rising linearly to 1 at twice its margin; 0.6 when unreadable."""
-    m = _RISE.match(detail)
-    if m:
-        a, b = float(m["a"]), float(m["b"])
-        past = max((b - a) / _KDIGO_RISE, (b / a) / _KDIGO_RATIO if a > 0 else 0.0)
+def past_criterion(value: float, reference: float, test: str, *, rise: float = 0.0, ratio: float = 0.0) -> float:
+    """How far a derived finding's value is past its criterion, from its structured fields:
+    the value, the reference it was compared with (the lowest prior value for a rise, the
+    limit for above/below) and the rule's test. 0.6 exactly at the criterion, rising
+    linearly to 1: at twice the criterion's margin for a rise (KDIGO: +0.3 mg/dL or 1.5x),
+    at 10% past the limit for above/below."""
+    if test == "kdigo_rise":
+        past = max((value - reference) / rise if rise else 0.0, (value / reference) / ratio if reference > 0 and ratio else 0.0)
         return round(min(1.0, 0.6 + 0.4 * max(0.0, past - 1.0)), 4)
-    m = _LIMIT.match(detail)
-    if m:
-        v, t = float(m["v"]), float(m["t"])
-        if t <= 0 or v <= 0:
-            return 0.6
-        ratio = v / t if m["test"] == "above" else t / v
-        return round(min(1.0, 0.6 + 0.4 * max(0.0, ratio - 1.0) / 0.1), 4)  # 10% past the limit: 1
-    return 0.6
+    if reference <= 0 or value <= 0:
+        return 0.6
+    beyond = value / reference if test == "above" else reference / value
+    return round(min(1.0, 0.6 + 0.4 * max(0.0, beyond - 1.0) / 0.1), 4)
 
 
 def value_strength(item: EvidenceItem) -> float:
-    """S_num for one item: what its content and values say about the event (see the scale)."""
+    """S_num for one item: what its content and values say about the event (see the scale).
+    A derived finding is read from its value fields (quantity, reference) and the packaged
+    rule it names by code; 0.6 (just at the criterion) when a field is missing."""
     if item.origin is Origin.NOTE:
         return 0.5
     if item.origin is Origin.DERIVED:
-        return value_strength_of_text(item.value.text or "") if item.value is not None else 0.6
+        rule = next((_derive_rules().get(c.split("|", 1)[1]) for c in item.codes if c.startswith(_DERIVE_SYSTEM)), None)
+        v = item.value
+        if rule is None or v is None or v.quantity is None or v.reference is None:
+            return 0.6
+        return past_criterion(v.quantity, v.reference, rule.test, rise=rule.abs_rise or 0.0, ratio=rule.ratio or 0.0)
     return 1.0
+
+
+_DERIVE_SYSTEM = "urn:medeventgraph:derive|"
 
 
 def _mean(values: list[float]) -> float:

@@ -15,6 +15,10 @@ Basis kinds and what their check requires (every kind also requires `event_admit
            or one of its synonyms as whole words in a display.
   text     detail the normalised query text: it occurs as whole words in a display.
   kind     detail the event kind: the event is a hidden intermediate (bound by kind alone).
+  similarity  detail "model|score" (core.similarity): the model is the frozen one, and the
+           similarity of the event text to the item's displays, recomputed with it, matches the
+           claimed score and reaches the frozen threshold (resources/similarity.json). Without
+           the `dense` extra nothing can be recomputed and the basis never holds.
 
 Extending: add a member to `BasisKind` and its check to `CHECKS` (a check is a pure
 function of the item, the event spec, the detail and the `BindingContext`). A constraint every basis
@@ -79,6 +83,7 @@ class BasisKind(str, Enum):
     LEXICON = "lexicon"
     TEXT = "text"
     KIND = "kind"
+    SIMILARITY = "similarity"
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -178,11 +183,23 @@ def _check_kind(item: BoundItem, event: EventSpec, detail: str, ctx: BindingCont
     return event.hidden and detail == (event.kind or "")
 
 
+def _check_similarity(item: BoundItem, event: EventSpec, detail: str, ctx: BindingContext) -> bool:
+    from medeventgraph.core.similarity import SCORE_TOLERANCE, best_similarity, load_rule, parse_claim
+
+    claimed = parse_claim(detail)
+    rule = load_rule()
+    if claimed is None or claimed[0] != rule.model or event.hidden or not event.text:
+        return False
+    score = best_similarity(rule.model, normalize_text(event.text), item.displays)
+    return score is not None and score >= rule.threshold and abs(score - claimed[1]) <= SCORE_TOLERANCE
+
+
 CHECKS: Mapping[BasisKind, BasisCheck] = MappingProxyType({
     BasisKind.CODE: _check_code,
     BasisKind.LEXICON: _check_lexicon,
     BasisKind.TEXT: _check_text,
     BasisKind.KIND: _check_kind,
+    BasisKind.SIMILARITY: _check_similarity,
 })
 
 

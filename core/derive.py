@@ -158,9 +158,11 @@ def _apply(rule: DeriveRule, series: list[tuple[Occurrence, tuple[float, float]]
     for occ, (lo, hi) in series:
         # A range passes a limit only with its whole width: "in the 70s" is below 90, "in the 80s" is not.
         if rule.test == "above" and lo > rule.threshold:
-            hits.append(_derived(rule, occ, lo, (occ.id,), f"{lo:g} {rule.unit} (above {rule.threshold:g})"))
+            hits.append(_derived(rule, occ, lo, (occ.id,), f"{lo:g} {rule.unit} (above {rule.threshold:g})",
+                                 rule.threshold))
         elif rule.test == "below" and hi < rule.threshold:
-            hits.append(_derived(rule, occ, hi, (occ.id,), f"{hi:g} {rule.unit} (below {rule.threshold:g})"))
+            hits.append(_derived(rule, occ, hi, (occ.id,), f"{hi:g} {rule.unit} (below {rule.threshold:g})",
+                                 rule.threshold))
     return hits
 
 
@@ -185,7 +187,7 @@ def _stated_rises(rule: DeriveRule, points: list[tuple[Occurrence, float]],
             when = f"within {float(hours):g} h (stated)" if hours is not None else "interval not stated, presumed"
             reason = f"{v / bv:.2f}x the earlier value, {when}"
         if reason is not None:
-            hits.append(_derived(rule, occ, v, (base.id, occ.id), f"{bv:g} -> {v:g} {rule.unit}: {reason}"))
+            hits.append(_derived(rule, occ, v, (base.id, occ.id), f"{bv:g} -> {v:g} {rule.unit}: {reason}", bv))
     return hits
 
 
@@ -214,11 +216,14 @@ def _kdigo(rule: DeriveRule, series: list[tuple[Occurrence, float]]) -> list[Occ
         if reason is not None:
             base, bv, why = reason
             detail = f"{bv:g} -> {v:g} {rule.unit}: {why}"
-            hits.append(_derived(rule, occ, v, (base.id, occ.id), detail))
+            hits.append(_derived(rule, occ, v, (base.id, occ.id), detail, bv))
     return hits
 
 
-def _derived(rule: DeriveRule, trigger: Occurrence, value: float, sources: tuple[str, ...], detail: str) -> Occurrence:
+def _derived(
+    rule: DeriveRule, trigger: Occurrence, value: float, sources: tuple[str, ...], detail: str, reference: float
+) -> Occurrence:
+    """`reference`: what `value` was compared with (the lowest prior value, or the limit): S_num reads it."""
     return Occurrence(
         id=f"derived/{rule.id}/{trigger.id}",
         patient=trigger.patient,
@@ -231,7 +236,7 @@ def _derived(rule: DeriveRule, trigger: Occurrence, value: float, sources: tuple
         episode=trigger.episode,
         assertion=trigger.assertion,
         documented=trigger.documented if trigger.origin is Origin.NOTE else None,
-        value=Value(quantity=round(value, 4), unit=rule.unit, text=detail),
+        value=Value(quantity=round(value, 4), unit=rule.unit, text=detail, reference=round(reference, 4)),
         derived_from=tuple(dict.fromkeys(sources)),
         extra=(("rule", rule.id),),
     )

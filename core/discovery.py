@@ -17,12 +17,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from medeventgraph.core.assess import assess
-from medeventgraph.core.binding import BasisKind, BindingBasis
+from medeventgraph.core.binding import BasisKind, BindingBasis, kind_allows
 from medeventgraph.core.chains import RankContext, Ranked, enumerate_paths, rank_paths, top_b
 from medeventgraph.core.contract import Candidate, scope_unit
 from medeventgraph.core.graph import neighbours, personalized_pagerank
 from medeventgraph.core.grounding import Grounding, ground_event
 from medeventgraph.core.index import PatientIndex
+from medeventgraph.core.lexicon import normalize_text
 from medeventgraph.core.obligations import (
     init_obligations,
     mark_countered,
@@ -120,15 +121,16 @@ def controller_discovery(
     ranked: list[Ranked] = []
     candidates: list[Candidate] = []
     searches: dict[tuple[str, str, str], list[tuple[int, Hit]]] = {}
+    similar: dict[str, float] = {}  # occurrence -> best similarity of those bound by it
     # Retrieval nominates and grounding binds: an event nothing grounds cannot be found by any
     # depth or replan, so the search stops before it starts (the contract still runs below).
-    unbindable = [e.id for e in query.events if not e.hidden and not anchors.get(e.id)]
     # Likewise an event whose every grounded occurrence is negated, historical, hypothetical or
     # about family can never be supported; its counter-evidence is added below in any case.
-    unbindable += [
+    # With the dense channel, similarity (a basis of its own, re-checked by the contract) can
+    # bind what grounding did not, so every event stays worth searching for.
+    unbindable = [] if dense_ok else [
         e.id for e in query.events
-        if not e.hidden and e.id not in unbindable
-        and not any(_can_ground(occ[o], o in historical) for o in _grounded(groundings, e.id))
+        if not e.hidden and not any(_can_ground(occ[o], o in historical) for o in _grounded(groundings, e.id))
     ]
     depths = range(1, settings.d_max + 1) if not unbindable else range(0)
     for depth in depths:
@@ -138,6 +140,15 @@ def controller_discovery(
             index.store, texts, query, policy, [occ[a] for a in anchor_ids], index.episodes,
             keep=frozen_bind, memo=searches)
         u = mark_countered(u, sorted(texts))
+        if "dense" in policy.channels and "retrieval" not in ablate:
+            for oid in _bind_similar(index, query, occ, policy, bindmap, bases, similar):
+                frozen_bind[oid] = tuple(sorted(bindmap[oid]))
+                frozen_bases[oid] = tuple(sorted(bases[oid]))
+                o = occ[oid]
+                ctx.spans[oid] = span_of(o.time, o.documented, False)  # type: ignore[index]
+                ctx.sourced[oid] = _sourced(o, resources)  # type: ignore[index]
+                ctx.units[oid] = scope_unit(o, query.scope, index.episodes)  # type: ignore[index]
+                hits.append(Hit(oid, similar[oid], "aligned", "dense"))
         for h in hits:
             relevance[h.occurrence] = max(relevance.get(h.occurrence, 0.0), h.score)
         nominated = frontier + expanded + [h.occurrence for h in hits] + (mention_ids if policy.note_mentions else [])
@@ -211,6 +222,29 @@ def controller_discovery(
     if any(e.hidden for e in query.events):
         meta["chains"] = hidden_report(query, ranked, ctx)
     return Discovery(candidates, meta)
+
+
+def _bind_similar(index, query, occ, policy, bindmap, bases, similar) -> list[str]:
+    """Dense hits grounding did not bind, bound by similarity above the frozen threshold
+    (core.similarity): the occurrences newly bound to some event."""
+    from medeventgraph.core.similarity import similarity_basis
+
+    new: list[str] = []
+    for event in query.events:
+        if event.hidden or not event.text:
+            continue
+        for oid, _ in index.store.dense(normalize_text(event.text), policy.hits):
+            o = occ.get(oid)
+            if o is None or event.id in bindmap.get(oid, ()) or not kind_allows(event.kind, o.kind):
+                continue
+            basis = similarity_basis(event, tuple(normalize_text(d) for d in o.concept.displays()))
+            if basis is None:
+                continue
+            bindmap.setdefault(oid, set()).add(event.id)
+            bases.setdefault(oid, set()).add(basis)
+            similar[oid] = max(similar.get(oid, 0.0), float(basis.detail.rpartition("|")[2]))
+            new.append(oid)
+    return list(dict.fromkeys(new))
 
 
 def _grounded(groundings: Mapping[str, Any], event: str) -> list[str]:

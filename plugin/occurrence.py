@@ -165,6 +165,9 @@ class Value:
     interpretation: str | None = None  # e.g. "H", "L", "N"
     low: float | None = None  # reference range
     high: float | None = None
+    # What a derived finding's quantity was compared with, in its unit: the lowest prior value
+    # for a rise, the limit for an above/below test (core.derive); what S_num reads.
+    reference: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

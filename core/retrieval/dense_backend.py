@@ -17,7 +17,7 @@ from typing import Any
 
 from medeventgraph.core.lexicon import normalize_text
 
-__all__ = ["DENSE_BACKENDS", "DenseIndex", "MiniLMIndex", "dense_available", "make_dense"]
+__all__ = ["DENSE_BACKENDS", "DenseIndex", "MiniLMIndex", "dense_available", "load_model", "make_dense"]
 
 
 class DenseIndex(ABC):
@@ -43,7 +43,8 @@ def dense_available() -> bool:
 _MODELS: dict[str, Any] = {}  # one loaded model per process is the point of a cache; read-only after load
 
 
-def _model() -> Any:
+def load_model() -> Any:
+    """The MiniLM model, loaded once per process from the installed package."""
     if "minilm" not in _MODELS:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the model ships in a package: never reach a hub
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -70,7 +71,7 @@ class MiniLMIndex(DenseIndex):
         cached = self._load_cache()
         todo = [t for t in unique if _key(t) not in cached]
         if todo:
-            vectors = _model().encode(todo, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+            vectors = load_model().encode(todo, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
             for t, v in zip(todo, vectors, strict=True):
                 cached[_key(t)] = np.asarray(v, dtype=np.float32)
             self._save_cache(cached)

@@ -54,3 +54,25 @@ def test_an_uncertain_negation_alone_never_refutes():
     assert two.s_minus == 1.0 and two.label is Label.REFUTED
     certain = assess(_bundle_with(Assertion(negated=True), 1))
     assert certain.s_minus == 1.0 and certain.label is Label.REFUTED
+
+
+def test_s_num_reads_a_derived_findings_value_fields_not_its_text():
+    from medeventgraph.core.assess import value_strength
+    from medeventgraph.core.binding import BasisKind, BindingBasis
+    from medeventgraph.core.contract import Candidate, _item
+    from medeventgraph.core.derive import derive_occurrences
+    from medeventgraph.fhir_adapters.ingest import ingest_json
+
+    from .records import _creatinine
+
+    record = septic_shock_record()
+    record["entry"] += [{"resource": _creatinine("meg-cr-up", 1.9, "2023-05-02T07:00:00Z")}]
+    occs = ingest_json(record).for_patient("meg-bind-1").occurrences
+    [rise] = [o for o in derive_occurrences(occs) if o.concept.codings[0].code == "kdigo-creatinine-rise"]
+    assert (rise.value.quantity, rise.value.reference) == (1.9, 0.9)  # lowest prior 0.9 -> 1.9: +1.0
+    item = _item(Candidate(rise, (BindingBasis("e0", BasisKind.KIND, "derived"),)), "u")
+    assert value_strength(item) == 1.0
+    # The text is for people: rewriting it changes nothing; the fields decide.
+    assert value_strength(replace(item, value=replace(item.value, text="0.9 -> 1.2 mg/dL"))) == 1.0
+    assert value_strength(replace(item, value=replace(item.value, reference=1.6))) == 0.6  # +0.3: at the criterion
+    assert value_strength(replace(item, value=replace(item.value, reference=None))) == 0.6

@@ -128,3 +128,18 @@ def test_bound_only_times_never_refute():
     assert compare(bounded, later, RelationType.BEFORE, None).timing is Timing.COMPATIBLE
     assert compare(earlier, bounded, RelationType.BEFORE, None).timing is Timing.UNKNOWN
     assert compare(later, bounded, RelationType.BEFORE, None).timing is Timing.UNKNOWN
+
+
+def test_a_later_mention_of_an_open_recorded_episode_does_not_time_its_onset(run):
+    # Issue 12 / T9-60e42eefbc11: the Condition began before vancomycin; a later sentence names
+    # it beside another event's time ("... attributed to acute kidney injury, and death was
+    # confirmed at ..."). That sentence says the condition was present then, not that it began.
+    bundle = _bundle("Terminal course: deterioration attributed to acute kidney injury, "
+                     "and death was confirmed at 2024-01-06 10:00.", note_date="2024-01-06T11:00:00Z")
+    aki = {"resourceType": "Condition", "id": "aki", "subject": P, "encounter": ENC,
+           "code": {"text": "Acute kidney injury"}, "onsetDateTime": "2024-01-01T07:00:00Z"}
+    bundle["entry"].append({"resource": aki})
+    v = run(bundle, _query("vancomycin", "acute kidney injury", None))
+    assert v.verdict.value == "refuted" and v.failure.value == "opposite_order"
+    mention = next(e for e in v.evidence if e.origin == "note")
+    assert mention.time.start.startswith("2024-01-06")  # the sentence's time is kept, it just cannot time the onset

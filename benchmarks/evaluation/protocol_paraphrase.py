@@ -1,0 +1,120 @@
+"""T11 paraphrased names: the question names an event differently from the record.
+
+Rule (benchmarks/README.md): every T3 case at encounter scope whose endpoint term has 2-4
+words, letters only and no function word is rewritten in the inverted form records and
+coding lists use ("acute bronchitis" -> "bronchitis, acute"); cases with no such endpoint
+are left out. Labels are the T3 labels (the events are the same; only their names change).
+Exact grounding cannot bind the inverted name (unless the lexicon lists it), so this is the
+protocol where retrieval decides: the dense channel with a similarity basis (core.similarity)
+can bind it, when replanning engages the channel. Runs on the structured record.
+
+Methods (all through the controller with the shared 20-candidate budget):
+  no-dense      the deterministic default (no dense extra)
+  B6            dense channel available to replanning, the hand-written replanning table
+  generic       dense available, no failure-specific edits (every failure: widen, more hits)
+  B7            dense available, the learned memory (core/resources/memory.json)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from medeventgraph.core.discovery import controller_discovery
+from medeventgraph.core.index import PatientIndex, build_index
+from medeventgraph.core.lexicon import normalize_text
+from medeventgraph.core.memory import load_memory
+from medeventgraph.core.verdict import FailureType
+from medeventgraph.core.verify import verify_query
+from medeventgraph.evaluation import metrics as M
+from medeventgraph.evaluation.cases import Case, Gold, case_id
+from medeventgraph.evaluation.methods.base import BUDGET
+from medeventgraph.settings import Settings
+
+__all__ = ["GENERIC", "METHODS", "invert", "paraphrase_cases", "run_t11", "settings_for"]
+
+_FUNCTION_WORDS = frozenset({"in", "of", "for", "with", "by", "to", "on", "and", "or", "due", "from", "at", "the",
+                             "a", "an", "without", "per"})
+_WORD = re.compile(r"^[a-z]+$")
+GENERIC: dict[FailureType, dict[str, object]] = {f: {"widen": 2.0, "more_hits": 2} for f in FailureType}
+METHODS = ("no-dense", "B6", "generic", "B7")
+
+
+def invert(term: str) -> str | None:
+    """"acute viral pharyngitis" -> "pharyngitis, acute viral"; None when the rule does not apply."""
+    words = term.split()
+    if not 2 <= len(words) <= 4 or any(not _WORD.match(w) or w in _FUNCTION_WORDS for w in words):
+        return None
+    return f"{words[-1]}, {' '.join(words[:-1])}"
+
+
+def paraphrase_cases(t3: list[tuple[Case, Gold]]) -> list[tuple[Case, Gold]]:
+    out = []
+    for case, gold in t3:
+        if case.protocol != "T3" or gold.scope != "encounter":
+            continue
+        events, changed = [], False
+        for e in case.query.events:
+            new = invert(normalize_text(e.text or ""))
+            changed |= new is not None
+            events.append(e.model_copy(update={"text": new}) if new else e)
+        if not changed:
+            continue
+        cid = case_id("T11", case.id)
+        q = case.query.model_copy(update={"id": cid, "events": events})
+        g = Gold(gold.binary, gold.expected, gold.scope, "paraphrase", gold.pair, gold.contexts)
+        out.append((Case(cid, "T11", case.dataset, case.patient, q), g))
+    return out
+
+
+def settings_for(method: str) -> Settings:
+    """The dense channel is available but not searched first: replanning decides (see the module doc)."""
+    if method == "no-dense":
+        return Settings(notes=False, final_contexts=BUDGET)
+    return Settings(notes=False, dense=True, channel_order=["lexical", "metadata"], final_contexts=BUDGET)
+
+
+def memory_for(method: str) -> Mapping[Any, Mapping[str, object]] | None:
+    if method == "generic":
+        return GENERIC
+    if method == "B7":
+        return load_memory().edits()
+    return None
+
+
+def run_case(index: PatientIndex, case: Case, settings: Settings, memory) -> tuple[str, str | None]:
+    """(four-way verdict, the first structured failure the search reported)."""
+    def discover(i, q, s):
+        return controller_discovery(i, q, s, memory=memory, budget=BUDGET)
+
+    v = verify_query(index, case.query, settings, discover=discover)
+    failures = [d["failure"] for d in v.search.get("depths", []) if d.get("failure")]
+    return v.verdict.value, failures[0] if failures else None
+
+
+def run_t11(cases: list[tuple[Case, Gold]], corpus, splits: Mapping[str, str], *, log=print) -> dict:
+    """Every method on every T11 case; scored per split (test is what EVAL.md shows)."""
+    indexes: dict[tuple[str, bool], PatientIndex] = {}
+    verdicts: dict[str, dict[str, str]] = {m: {} for m in METHODS}
+    for method in METHODS:
+        s = settings_for(method)
+        memory = memory_for(method)
+        for case, _ in cases:
+            key = (case.patient, s.dense)
+            if key not in indexes:
+                indexes[key] = build_index(corpus.patients[case.patient].record, s)
+            verdicts[method][case.id] = run_case(indexes[key], case, s, memory)[0]
+    log(f"  T11: {len(cases)} paraphrased queries, {len(METHODS)} methods")
+    out: dict[str, Any] = {"methods": list(METHODS), "splits": {}}
+    for split in ("dev", "test"):
+        chosen = [(c, g) for c, g in cases if splits[c.patient] == split]
+        y = M.binary([g.binary for _, g in chosen])
+        per = {}
+        for m in METHODS:
+            p = M.binary(["supported" if verdicts[m][c.id] == "supported" else "not_supported" for c, _ in chosen])
+            sc = M.scores(y, p) if chosen else {}
+            per[m] = {**sc, "same_as_B6": sum(verdicts[m][c.id] == verdicts["B6"][c.id] for c, _ in chosen)}
+        out["splits"][split] = {"n": len(chosen), "positives": int(y.sum()) if chosen else 0,
+                                "patients": len({c.patient for c, _ in chosen}), "methods": per}
+    return out

@@ -1,0 +1,91 @@
+"""Similarity as a binding basis: a score above a frozen threshold, recomputable by anyone.
+
+A `similarity` basis (core.binding) claims "this item's display means what the query event
+says, by model M with score s". The claim is only as good as its recomputation: the contract
+recomputes s from the event text and the item's displays with the model named in
+`resources/similarity.json` and admits the item only when the named model is that one, the
+recomputed score matches the claimed one and reaches the frozen threshold. Without the
+`dense` extra nothing can be recomputed, so every similarity basis is refused (the
+deterministic bases work as before).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from importlib import resources
+
+import orjson
+from medeventgraph.core.binding import BasisKind, BindingBasis
+from medeventgraph.core.lexicon import normalize_text
+from medeventgraph.core.query import EventSpec
+
+__all__ = ["SCORE_TOLERANCE", "SimilarityRule", "best_similarity", "claim", "load_rule", "parse_claim", "similarity_basis"]
+
+SCORE_TOLERANCE = 1e-3  # a claimed score is written to 4 places; CPU float noise is far below this
+
+
+@dataclass(frozen=True)
+class SimilarityRule:
+    model: str
+    threshold: float
+
+
+@cache
+def load_rule() -> SimilarityRule:
+    raw = orjson.loads(resources.files("medeventgraph.core").joinpath("resources/similarity.json").read_bytes())
+    return SimilarityRule(str(raw["model"]), float(raw["threshold"]))
+
+
+def claim(model: str, score: float) -> str:
+    """The basis detail: "model|score"."""
+    return f"{model}|{score:.4f}"
+
+
+def parse_claim(detail: str) -> tuple[str, float] | None:
+    model, sep, score = detail.rpartition("|")
+    if not sep or not model:
+        return None
+    try:
+        value = float(score)
+    except ValueError:
+        return None
+    return (model, value) if math.isfinite(value) else None  # NaN or inf never matches anything
+
+
+@lru_cache(maxsize=8192)
+def _vector(model: str, text: str) -> tuple[float, ...] | None:
+    """One normalised embedding; None when `model` is not the installed one or the extra is absent."""
+    from medeventgraph.core.retrieval.dense_backend import MiniLMIndex, dense_available, load_model
+
+    if model != MiniLMIndex.MODEL_KEY or not dense_available():
+        return None
+    vec = load_model().encode([text], normalize_embeddings=True, show_progress_bar=False)[0]
+    return tuple(float(x) for x in vec)
+
+
+def best_similarity(model: str, text: str, displays: tuple[str, ...]) -> float | None:
+    """max cosine(text, display) over the displays, by `model`; None if it cannot be computed."""
+    q = _vector(model, text) if text else None
+    if q is None:
+        return None
+    best = None
+    for d in displays:
+        v = _vector(model, d) if d else None
+        if v is not None:
+            score = sum(a * b for a, b in zip(q, v, strict=True))
+            best = score if best is None else max(best, score)
+    return best
+
+
+def similarity_basis(event: EventSpec, displays: tuple[str, ...]) -> BindingBasis | None:
+    """A similarity basis for `event` over these (normalised) displays, when the frozen model
+    scores them at or above the frozen threshold; None otherwise or without the extra."""
+    rule = load_rule()
+    if event.hidden or not event.text:
+        return None
+    score = best_similarity(rule.model, normalize_text(event.text), displays)
+    if score is None or score < rule.threshold:
+        return None
+    return BindingBasis(event.id, BasisKind.SIMILARITY, claim(rule.model, score))
