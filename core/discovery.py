@@ -227,17 +227,21 @@ def controller_discovery(
 def _bind_similar(index, query, occ, policy, bindmap, bases, similar) -> list[str]:
     """Dense hits grounding did not bind, bound by similarity above the frozen threshold
     (core.similarity): the occurrences newly bound to some event."""
-    from medeventgraph.core.similarity import similarity_basis
+    from medeventgraph.core.similarity import load_rule, prime, similarity_basis
 
     new: list[str] = []
     for event in query.events:
         if event.hidden or not event.text:
             continue
+        hits = []
         for oid, _ in index.store.dense(normalize_text(event.text), policy.hits):
             o = occ.get(oid)
             if o is None or event.id in bindmap.get(oid, ()) or not kind_allows(event.kind, o.kind):
                 continue
-            basis = similarity_basis(event, tuple(normalize_text(d) for d in o.concept.displays()))
+            hits.append((oid, tuple(normalize_text(d) for d in o.concept.displays())))
+        prime(load_rule().model, [normalize_text(event.text)] + [d for _, ds in hits for d in ds])
+        for oid, displays in hits:
+            basis = similarity_basis(event, displays)
             if basis is None:
                 continue
             bindmap.setdefault(oid, set()).add(event.id)

@@ -59,7 +59,7 @@ class _Evidence(BaseModel):
 class _Provenance(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     split: Literal["dev"]
-    protocols: list[Literal["T3", "T5", "T6", "T9", "T10"]] = Field(max_length=8)
+    protocols: list[Literal["T3", "T5", "T6", "T9", "T10", "T11"]] = Field(max_length=8)
     queries: int = Field(ge=0)
     seed: int
     smoke: bool = False

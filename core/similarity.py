@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from importlib import resources
 
 import orjson
@@ -21,7 +21,7 @@ from medeventgraph.core.binding import BasisKind, BindingBasis
 from medeventgraph.core.lexicon import normalize_text
 from medeventgraph.core.query import EventSpec
 
-__all__ = ["SCORE_TOLERANCE", "SimilarityRule", "best_similarity", "claim", "load_rule", "parse_claim", "similarity_basis"]
+__all__ = ["SCORE_TOLERANCE", "SimilarityRule", "best_similarity", "claim", "load_rule", "parse_claim", "prime", "similarity_basis"]
 
 SCORE_TOLERANCE = 1e-3  # a claimed score is written to 4 places; CPU float noise is far below this
 
@@ -54,15 +54,44 @@ def parse_claim(detail: str) -> tuple[str, float] | None:
     return (model, value) if math.isfinite(value) else None  # NaN or inf never matches anything
 
 
-@lru_cache(maxsize=8192)
+# Embeddings of a pure function of (model, text), kept for the process: a memo, not state that
+# changes any answer. Bounded: cleared when it grows past _MAX_VECTORS.
+_VECTORS: dict[tuple[str, str], tuple[float, ...]] = {}
+_MAX_VECTORS = 50_000
+
+
+def _usable(model: str) -> bool:
+    from medeventgraph.core.retrieval.dense_backend import MiniLMIndex, dense_available
+
+    return model == MiniLMIndex.MODEL_KEY and dense_available()
+
+
+def prime(model: str, texts: list[str]) -> None:
+    """Embed the texts not yet embedded, in one batch (a no-op when the model is unusable)."""
+    todo = sorted({t for t in texts if t and (model, t) not in _VECTORS})
+    if not todo or not _usable(model):
+        return
+    from medeventgraph.core.retrieval.dense_backend import load_model
+
+    if len(_VECTORS) + len(todo) > _MAX_VECTORS:
+        _VECTORS.clear()
+    vectors = load_model().encode(todo, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+    for t, v in zip(todo, vectors, strict=True):
+        _VECTORS[(model, t)] = tuple(float(x) for x in v)
+
+
+def clear() -> None:
+    """Forget every embedding (tests that hide the model use it)."""
+    _VECTORS.clear()
+
+
 def _vector(model: str, text: str) -> tuple[float, ...] | None:
     """One normalised embedding; None when `model` is not the installed one or the extra is absent."""
-    from medeventgraph.core.retrieval.dense_backend import MiniLMIndex, dense_available, load_model
-
-    if model != MiniLMIndex.MODEL_KEY or not dense_available():
+    if not _usable(model):
         return None
-    vec = load_model().encode([text], normalize_embeddings=True, show_progress_bar=False)[0]
-    return tuple(float(x) for x in vec)
+    if (model, text) not in _VECTORS:
+        prime(model, [text])
+    return _VECTORS.get((model, text))
 
 
 def best_similarity(model: str, text: str, displays: tuple[str, ...]) -> float | None:

@@ -126,6 +126,11 @@ class ContextStore:
     def lexical(self, text: str, k: int) -> list[tuple[str, float]]:
         return self.lexical_index().search(text, k)
 
+    def prime_dense(self, texts: list[str]) -> None:
+        """Embed the texts about to be searched in one batch (no-op without the dense channel)."""
+        if self._dense is not None:
+            self._dense.prime(texts)
+
     def dense(self, text: str, k: int) -> list[tuple[str, float]]:
         """Cosine neighbours of `text`; empty when the dense extra is absent or off."""
         return self._dense.search(text, k) if self._dense is not None else []

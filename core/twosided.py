@@ -88,6 +88,9 @@ def retrieve(
                         if keep is None or h.occurrence in keep)
             continue
         search = store.lexical if channel == "lexical" else store.dense
+        if channel == "dense":
+            store.prime_dense(sorted({t for e in texts.values() for side in ("aligned", "counter") for t in e[side]
+                                      if memo is None or (channel, side, t) not in memo}))
         for event_id in sorted(texts):
             for side in ("aligned", "counter"):
                 for text in texts[event_id][side]:

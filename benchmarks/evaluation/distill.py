@@ -1,12 +1,14 @@
 """`python -m medeventgraph.evaluation distill-memory`: procedural memory learned from failures.
 
-On the DEV split only, of the protocols where retrieval can matter (T5, T6, T9, T10), the
-controller runs with the search alone deciding what the bundle gets (no record-wide deciding
-pass, the shared 20-candidate budget). For every structured failure type the search reported on
-a query it got wrong, each candidate retrieval edit is tried as memory for that failure type;
-an edit is kept when it fixes more dev queries than it breaks. The result is written as data
-(`core/resources/memory.json` by default) with counts and provenance, and loaded back through
-`core.memory.load_memory`, which refuses anything patient-specific. Never part of `make eval`.
+On the DEV split only, of T11 (paraphrased event names: the protocol where retrieval decides,
+benchmarks/evaluation/protocol_paraphrase.py), the controller runs as B6 does (shared
+20-candidate budget, dense channel available to replanning) starting from no procedural
+knowledge: every failure type gets only the generic edit (widen, more hits). For every
+structured failure type the search reported on a query it got wrong, each candidate retrieval
+edit is tried as memory for that failure type; an edit is kept when it fixes more dev queries
+than it breaks. The result is written as data (`core/resources/memory.json` by default) with
+counts and provenance, and loaded back through `core.memory.load_memory`, which refuses
+anything patient-specific. Never part of `make eval`.
 """
 
 from __future__ import annotations
@@ -16,21 +18,17 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import orjson
-from medeventgraph.core.discovery import controller_discovery
 from medeventgraph.core.index import build_index
 from medeventgraph.core.memory import load_memory
 from medeventgraph.core.verdict import FailureType
-from medeventgraph.core.verify import verify_query
 from medeventgraph.evaluation.data import load_corpus
-from medeventgraph.evaluation.methods.base import BUDGET
+from medeventgraph.evaluation.protocol_paraphrase import GENERIC, paraphrase_cases, run_case, settings_for
 from medeventgraph.evaluation.protocols import Caps, generate
 from medeventgraph.evaluation.runner import split_patients
-from medeventgraph.evaluation.variants import input_record
-from medeventgraph.settings import Settings
 
 __all__ = ["CANDIDATE_EDITS", "PROTOCOLS", "distill"]
 
-PROTOCOLS = ("T5", "T6", "T9", "T10")
+PROTOCOLS = ("T11",)
 CANDIDATE_EDITS: tuple[dict[str, object], ...] = (
     {"note_mentions": True},
     {"add_channel": "dense"},
@@ -41,50 +39,43 @@ CANDIDATE_EDITS: tuple[dict[str, object], ...] = (
 )
 
 
-def _run(index, query, settings, memory):
-    def discover(i, q, s):
-        return controller_discovery(i, q, s, memory=memory, ablate=frozenset({"exhaustive"}), budget=BUDGET)
-
-    v = verify_query(index, query, settings, discover=discover)
-    failures = [d["failure"] for d in v.search.get("depths", []) if d.get("failure")]
-    return v.verdict.value == "supported", failures[0] if failures else None
-
-
 def distill(data: Path, out: Path, *, smoke: bool = False, seed: int = 7, log=print) -> dict:
     corpus = load_corpus(data, max_patients=3 if smoke else None)
     caps = Caps(encounter_pairs=2, patient_pairs=1, masked=1, distracted=2, chains=1, hidden=1) if smoke else Caps()
-    pairs = generate(list(corpus.patients.values()), caps, seed)
     splits = split_patients(corpus, seed)
-    dev = [(c, g) for c, g in pairs if splits[c.patient] == "dev" and c.protocol in PROTOCOLS]
-    settings = Settings(notes=False, final_contexts=BUDGET)
-    indexes: dict[tuple[str, str], object] = {}
+    dev = [(c, g) for c, g in paraphrase_cases(generate(list(corpus.patients.values()), caps, seed))
+           if splits[c.patient] == "dev"]
+    settings = settings_for("B6")
+    indexes: dict[str, object] = {}
 
-    def index_for(case):
-        key = (case.patient, case.variant.key if case.variant else "")
-        if key not in indexes:
-            indexes[key] = build_index(input_record(case, corpus), settings)
-        return indexes[key]
+    def run(case, memory):
+        if case.patient not in indexes:
+            indexes[case.patient] = build_index(corpus.patients[case.patient].record, settings)
+        verdict, failure = run_case(indexes[case.patient], case, settings, memory)
+        return verdict == "supported", failure
 
     base = {}
     for c, g in dev:
-        said, failure = _run(index_for(c), c.query, settings, None)
+        said, failure = run(c, GENERIC)
         base[c.id] = (said == (g.binary == "supported"), failure)
     by_failure: dict[str, list] = defaultdict(list)
     for c, g in dev:
         if base[c.id][1]:
             by_failure[base[c.id][1]].append((c, g))
     wrong = Counter(base[c.id][1] for c, _ in dev if not base[c.id][0] and base[c.id][1])
+    log(f"  {len(dev)} dev queries; wrong without procedural knowledge, by failure: {dict(wrong)}")
     policies = []
     for failure in sorted(wrong):
         best = None
         for edits in CANDIDATE_EDITS:
-            memory = {FailureType(failure): edits}
+            memory = {**GENERIC, FailureType(failure): edits}
             fixed = broke = 0
             for c, g in by_failure[failure]:
-                said, _ = _run(index_for(c), c.query, settings, memory)
+                said, _ = run(c, memory)
                 right = said == (g.binary == "supported")
                 fixed += right and not base[c.id][0]
                 broke += base[c.id][0] and not right
+            log(f"    {failure} {edits}: fixed {fixed}, broke {broke}")
             if fixed > broke and (best is None or (fixed - broke, -broke) > (best[1] - best[2], -best[2])):
                 best = (edits, fixed, broke)
         log(f"  {failure}: {wrong[failure]} wrong; kept {best[0] if best else 'nothing'}")

@@ -11,6 +11,7 @@ from medeventgraph.evaluation.audit import audit
 from medeventgraph.evaluation.data import load_corpus
 from medeventgraph.evaluation.evaluate import final_labels, score_all
 from medeventgraph.evaluation.methods.base import METHODS
+from medeventgraph.evaluation.protocol_paraphrase import paraphrase_cases, run_t11
 from medeventgraph.evaluation.protocols import Caps, generate
 from medeventgraph.evaluation.runner import latest_split, run_all, split_patients
 from medeventgraph.evaluation.standalone import run_standalone
@@ -65,6 +66,7 @@ def evaluate(data: Path, out: Path, *, smoke: bool, replicates: int, seed: int, 
                          "previous": (current.tau_plus, current.tau_minus)}
     res["errors"] = _errors(test_cases, gold, labels, by, corpus)
     res["standalone"] = run_standalone(data, smoke=smoke, log=log)
+    res["t11"] = run_t11(paraphrase_cases(pairs), corpus, splits, log=log)
     res["meta"] = {
         "smoke": smoke, "data": str(data), "seed": seed, "replicates": replicates, "methods": methods,
         "patients": dict(Counter(p.dataset for p in corpus.patients.values())),

@@ -1,6 +1,6 @@
 """T11 paraphrased names: the question names an event differently from the record.
 
-Rule (benchmarks/README.md): every T3 case at encounter scope whose endpoint term has 2-4
+Rule (benchmarks/README.md): the first T3 pair per patient at encounter scope whose endpoint term has 2-4
 words, letters only and no function word is rewritten in the inverted form records and
 coding lists use ("acute bronchitis" -> "bronchitis, acute"); cases with no such endpoint
 are left out. Labels are the T3 labels (the events are the same; only their names change).
@@ -32,7 +32,7 @@ from medeventgraph.evaluation.cases import Case, Gold, case_id
 from medeventgraph.evaluation.methods.base import BUDGET
 from medeventgraph.settings import Settings
 
-__all__ = ["GENERIC", "METHODS", "invert", "paraphrase_cases", "run_t11", "settings_for"]
+__all__ = ["GENERIC", "METHODS", "invert", "paraphrase_cases", "run_case", "run_t11", "settings_for", "threshold_check"]
 
 _FUNCTION_WORDS = frozenset({"in", "of", "for", "with", "by", "to", "on", "and", "or", "due", "from", "at", "the",
                              "a", "an", "without", "per"})
@@ -49,10 +49,15 @@ def invert(term: str) -> str | None:
     return f"{words[-1]}, {' '.join(words[:-1])}"
 
 
-def paraphrase_cases(t3: list[tuple[Case, Gold]]) -> list[tuple[Case, Gold]]:
+def paraphrase_cases(t3: list[tuple[Case, Gold]], per_patient: int = 1) -> list[tuple[Case, Gold]]:
+    """The first `per_patient` eligible T3 pairs (positive and negative) of each patient."""
     out = []
+    pairs: dict[str, set[str]] = {}
     for case, gold in t3:
         if case.protocol != "T3" or gold.scope != "encounter":
+            continue
+        seen = pairs.setdefault(case.patient, set())
+        if gold.pair not in seen and len(seen) >= per_patient:
             continue
         events, changed = [], False
         for e in case.query.events:
@@ -61,6 +66,7 @@ def paraphrase_cases(t3: list[tuple[Case, Gold]]) -> list[tuple[Case, Gold]]:
             events.append(e.model_copy(update={"text": new}) if new else e)
         if not changed:
             continue
+        seen.add(gold.pair)
         cid = case_id("T11", case.id)
         q = case.query.model_copy(update={"id": cid, "events": events})
         g = Gold(gold.binary, gold.expected, gold.scope, "paraphrase", gold.pair, gold.contexts)
@@ -79,7 +85,7 @@ def memory_for(method: str) -> Mapping[Any, Mapping[str, object]] | None:
     if method == "generic":
         return GENERIC
     if method == "B7":
-        return load_memory().edits()
+        return {**GENERIC, **load_memory().edits()}  # what was not learned gets no failure-specific edit
     return None
 
 
@@ -94,27 +100,54 @@ def run_case(index: PatientIndex, case: Case, settings: Settings, memory) -> tup
 
 
 def run_t11(cases: list[tuple[Case, Gold]], corpus, splits: Mapping[str, str], *, log=print) -> dict:
-    """Every method on every T11 case; scored per split (test is what EVAL.md shows)."""
+    """Every method on the test split's T11 cases; on dev only the threshold check (dev is what
+    `distill-memory` learns from)."""
+    test = [(c, g) for c, g in cases if splits[c.patient] == "test"]
     indexes: dict[tuple[str, bool], PatientIndex] = {}
     verdicts: dict[str, dict[str, str]] = {m: {} for m in METHODS}
     for method in METHODS:
         s = settings_for(method)
         memory = memory_for(method)
-        for case, _ in cases:
+        for case, _ in test:
             key = (case.patient, s.dense)
             if key not in indexes:
                 indexes[key] = build_index(corpus.patients[case.patient].record, s)
             verdicts[method][case.id] = run_case(indexes[key], case, s, memory)[0]
-    log(f"  T11: {len(cases)} paraphrased queries, {len(METHODS)} methods")
-    out: dict[str, Any] = {"methods": list(METHODS), "splits": {}}
-    for split in ("dev", "test"):
-        chosen = [(c, g) for c, g in cases if splits[c.patient] == split]
-        y = M.binary([g.binary for _, g in chosen])
-        per = {}
-        for m in METHODS:
-            p = M.binary(["supported" if verdicts[m][c.id] == "supported" else "not_supported" for c, _ in chosen])
-            sc = M.scores(y, p) if chosen else {}
-            per[m] = {**sc, "same_as_B6": sum(verdicts[m][c.id] == verdicts["B6"][c.id] for c, _ in chosen)}
-        out["splits"][split] = {"n": len(chosen), "positives": int(y.sum()) if chosen else 0,
-                                "patients": len({c.patient for c, _ in chosen}), "methods": per}
-    return out
+    log(f"  T11: {len(test)} paraphrased test queries, {len(METHODS)} methods")
+    y = M.binary([g.binary for _, g in test])
+    per = {}
+    for m in METHODS:
+        p = M.binary(["supported" if verdicts[m][c.id] == "supported" else "not_supported" for c, _ in test])
+        per[m] = {**(M.scores(y, p) if test else {}),
+                  "same_as_B6": sum(verdicts[m][c.id] == verdicts["B6"][c.id] for c, _ in test)}
+    return {"methods": per, "n": len(test), "positives": int(y.sum()) if test else 0,
+            "patients": len({c.patient for c, _ in test}),
+            "threshold_dev": threshold_check([(c, g) for c, g in cases if splits[c.patient] == "dev"], corpus)}
+
+
+def threshold_check(cases: list[tuple[Case, Gold]], corpus) -> dict:
+    """On the given (dev) cases: per renamed event, the best similarity to a record row that is
+    no endpoint instance (a wrong binding) and to one that is (a right one), against the frozen
+    threshold; what the threshold in core/resources/similarity.json is checked against."""
+    from medeventgraph.core.binding import kind_allows
+    from medeventgraph.core.similarity import best_similarity, load_rule, prime
+
+    rule = load_rule()
+    wrong, right = [], []
+    for case, gold in cases:
+        rows = [o for o in corpus.patients[case.patient].structured]
+        for e in case.query.events:
+            if "," not in (e.text or ""):
+                continue
+            text = normalize_text(e.text)
+            cands = [(o.id, tuple(normalize_text(d) for d in o.concept.displays())) for o in rows
+                     if kind_allows(e.kind, o.kind)]
+            prime(rule.model, [text] + [d for _, ds in cands for d in ds])
+            scores = [(oid in gold.contexts, best_similarity(rule.model, text, ds)) for oid, ds in cands]
+            wrong.append(max((s for ok, s in scores if not ok and s is not None), default=0.0))
+            right.append(max((s for ok, s in scores if ok and s is not None), default=0.0))
+    if not wrong:
+        return {"events": 0}
+    return {"events": len(wrong), "threshold": rule.threshold, "model": rule.model,
+            "max_wrong": round(max(wrong), 4), "wrong_at_or_above": sum(s >= rule.threshold for s in wrong),
+            "right_at_or_above": sum(s >= rule.threshold for s in right), "min_right": round(min(right), 4)}

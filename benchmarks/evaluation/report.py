@@ -121,6 +121,47 @@ def _ablation_section(res: dict) -> list[str]:
     return L + [""]
 
 
+_T11_TITLES = {
+    "no-dense": "B6, deterministic default (no dense extra)",
+    "generic": "B6, dense available, no failure-specific replanning",
+    "B6": "B6, dense available, hand-written replanning table (memory off)",
+    "B7": "B7, dense available, learned memory only (memory on)",
+}
+
+
+def _t11_section(t11: dict) -> list[str]:
+    """Where retrieval decides: paraphrased names; memory on/off; the similarity threshold check."""
+    if not t11 or not t11.get("n"):
+        return []
+    per = t11["methods"]
+    L = ["", f"## T11 paraphrased names: where retrieval decides; memory on/off (test: {t11['n']} queries, "
+         f"{t11['patients']} patients, {t11['positives']} supported)", "",
+         ("The question names each eligible endpoint in inverted form ('bronchitis, acute'); exact grounding "
+          "cannot bind it, the dense channel with a similarity basis can, once replanning engages it "
+          "(benchmarks/README.md, T11). Structured record, budget 20."), "",
+         "| configuration | BA | FSR | supported recall | verdicts identical to B6 |", "|---|---|---|---|---|"]
+    for m, v in per.items():
+        L.append(f"| {_T11_TITLES.get(m, m)} | {_pct(v.get('ba'))} | {_pct(v.get('fsr'))} | "
+                 f"{_pct(v.get('sup_recall'))} | {v['same_as_B6']}/{t11['n']} |")
+    b6, b7, gen = per["B6"], per["B7"], per["generic"]
+    L.append("")
+    if b7["same_as_B6"] == t11["n"]:
+        L.append(f"- Memory on/off: every verdict identical ({t11['n']}/{t11['n']}): the learned memory changes "
+                 "nothing over the hand-written replanning table here.")
+    else:
+        L.append(f"- Memory on/off: {t11['n'] - b7['same_as_B6']} of {t11['n']} verdicts differ; BA "
+                 f"{_pct(b6['ba'])} (off) vs {_pct(b7['ba'])} (on).")
+    L.append(f"- Against no failure-specific replanning (BA {_pct(gen['ba'])}), the learned memory alone gives "
+             f"BA {_pct(b7['ba'])}: what it learned on dev (core/resources/memory.json, with counts) "
+             + ("carries over to test." if b7["ba"] > gen["ba"] else "does not change the test figures."))
+    th = t11.get("threshold_dev") or {}
+    if th.get("events"):
+        L.append(f"- Similarity threshold check (dev, {th['events']} renamed events, {th['model']}, threshold "
+                 f"{th['threshold']}): best wrong-row score {th['max_wrong']} ({th['wrong_at_or_above']} at or "
+                 f"above the threshold); {th['right_at_or_above']} events have a right row at or above it.")
+    return L
+
+
 READING = [
     "- Labels come from the same structured, time-stamped FHIR rows the assessor reads (benchmarks/README.md),",
     "  so B6 near 100 measures that MedEventGraph decides *recorded* order consistently and only from",
@@ -190,6 +231,7 @@ def write_report(res: dict, out: Path) -> Path:
         L += ["", "## T7 memory on/off (identical ids)", "",
               (f"{t7['identical_verdicts']}/{t7['n']} identical verdicts; BA B6 {_pct(t7['B6']['ba'])} vs B7 "
               f"{_pct(t7['B7']['ba'])}; FSR {_pct(t7['B6']['fsr'])} vs {_pct(t7['B7']['fsr'])}.")]
+    L += _t11_section(res.get("t11") or {})
     L += ["", "## T10 hidden intermediates (test, funnel; n/a = stage not emitted)", "",
           "| method | Ctx-R | Bridge | C@20 | Verif | Prov | n |", "|---|---|---|---|---|---|---|"]
     L += [f"| {m} | {_pct(v['ctx_r'])} | {_pct(v['bridge'])} | {_pct(v['c20'])} | {_pct(v['verif'])} | "

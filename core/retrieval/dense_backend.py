@@ -30,6 +30,9 @@ class DenseIndex(ABC):
     def search(self, text: str, k: int) -> list[tuple[str, float]]:
         """Best `k` documents by cosine similarity, best first (ties by id)."""
 
+    def prime(self, texts: Sequence[str]) -> None:  # noqa: B027  (optional: a backend may batch)
+        """Prepare for searching these texts (a batching backend embeds them at once)."""
+
 
 def dense_available() -> bool:
     try:
@@ -80,6 +83,11 @@ class MiniLMIndex(DenseIndex):
     def build(self, docs: Sequence[tuple[str, str]]) -> None:
         self._ids = [d for d, _ in docs]
         self._matrix = self._embed([normalize_text(t) for _, t in docs])
+
+    def prime(self, texts: Sequence[str]) -> None:
+        """Embed many query texts in one batch, so the searches that follow find them cached."""
+        if texts:
+            self._embed([normalize_text(t) for t in texts])
 
     def search(self, text: str, k: int) -> list[tuple[str, float]]:
         if self._matrix is None or not self._ids or not text.strip():

@@ -91,13 +91,13 @@ def test_an_honest_score_below_the_threshold_never_supports(shock, dense_extra):
 
 def test_without_the_model_a_similarity_basis_is_refused(shock, monkeypatch):
     monkeypatch.setattr(dense_backend, "dense_available", lambda: False)
-    similarity._vector.cache_clear()
+    similarity.clear()
     try:
         for score in (0.95, 0.9999):
             v = _run(shock, PARAPHRASE, similarity.claim(MODEL, score))
             assert v.verdict is Label.INSUFFICIENT and v.rejected.get("binding") == 1
     finally:
-        similarity._vector.cache_clear()
+        similarity.clear()
 
 
 def test_the_controller_binds_a_paraphrase_by_similarity_with_the_dense_channel(dense_extra):
