@@ -134,8 +134,8 @@ def _t11_section(t11: dict) -> list[str]:
     if not t11 or not t11.get("n"):
         return []
     per = t11["methods"]
-    L = ["", f"## T11 paraphrased names: where retrieval decides; memory on/off (test: {t11['n']} queries, "
-         f"{t11['patients']} patients, {t11['positives']} supported)", "",
+    L = ["", (f"## T11 paraphrased names: where retrieval decides; memory on/off (test: {t11['n']} queries, "
+              f"{t11['patients']} patients, {t11['positives']} supported)"), "",
          ("The question names each eligible endpoint in inverted form ('bronchitis, acute'); exact grounding "
           "cannot bind it, the dense channel with a similarity basis can, once replanning engages it "
           "(benchmarks/README.md, T11). Structured record, budget 20."), "",

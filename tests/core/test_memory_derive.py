@@ -8,8 +8,16 @@ from medeventgraph.core.memory import MemoryRefused, load_memory
 from .conftest import AKI_PATIENT
 
 
-def test_shipped_memory_loads():
-    assert len(load_memory()) >= 3
+def test_shipped_memory_is_learned_with_counts_and_provenance():
+    from importlib import resources
+
+    memory = load_memory()
+    assert len(memory) >= 1
+    doc = orjson.loads(resources.files("medeventgraph.core").joinpath("resources/memory.json").read_bytes())
+    assert doc["provenance"]["split"] == "dev" and not doc["provenance"]["smoke"]
+    for policy in doc["policies"]:
+        ev = policy["evidence"]
+        assert ev["fixed"] > ev["broke"] and ev["wrong"] <= ev["seen"]
 
 
 @pytest.mark.parametrize("bad", [
