@@ -30,7 +30,7 @@ class DenseIndex(ABC):
     def search(self, text: str, k: int) -> list[tuple[str, float]]:
         """Best `k` documents by cosine similarity, best first (ties by id)."""
 
-    def prime(self, texts: Sequence[str]) -> None:  # noqa: B027  (optional: a backend may batch)
+    def prime(self, texts: Sequence[str]) -> None:  # optional: a backend may batch
         """Prepare for searching these texts (a batching backend embeds them at once)."""
 
 
