@@ -1,6 +1,7 @@
-"""The request size limit, over raw loopback sockets: a body over `max_request_bytes` is refused
-413 (OperationOutcome) while it is being sent, before the JWT is looked at; chunked bodies too;
-and the service stays healthy."""
+"""The request size limit, over raw loopback sockets and a keep-alive httpx client: a body over
+`max_request_bytes` is refused 413 (OperationOutcome) while it is being sent, before the JWT is
+looked at; chunked bodies too; the 413 closes the connection without losing the answer to a
+client still sending; and the service stays healthy."""
 
 from __future__ import annotations
 
@@ -23,8 +24,6 @@ LIMIT = 1_000_000
 
 @pytest.fixture(scope="module")
 def small(keys, tmp_path_factory):
-
-
     with _serve({"trusted_issuers_file": keys.trust_file, "max_request_bytes": LIMIT,
                  "request_deadline_seconds": 600}) as (base, app, settings), \
             httpx.Client(timeout=120) as http:
@@ -133,3 +132,40 @@ def test_the_default_limit_refuses_9_mib_and_the_service_stays_healthy(service):
     _assert_413(status, body)
     assert service.http.get(service.url()).status_code == 200
     assert service.post(VERIFY, minimal_body()).status_code == 200
+
+
+def _assert_closing_413(resp: httpx.Response) -> None:
+    _assert_413(resp.status_code, resp.json())
+    assert resp.headers["connection"] == "close"
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_a_keep_alive_client_gets_every_413_and_its_next_call_answered(small, chunked):
+    """httpx writes the whole body before it reads: the refusal must neither hang it nor reset
+    the connection under the 413 (what the soak saw as calls with no answer)."""
+    body = b" " * (3 * LIMIT)
+    with httpx.Client(timeout=60) as http:
+        for _ in range(5):
+            head = {"Authorization": f"Bearer {small.keys.token(small.url(VERIFY))}", "Content-Type": "application/json"}
+            content = body if not chunked else (body[i:i + 65536] for i in range(0, len(body), 65536))
+            _assert_closing_413(http.post(small.url(VERIFY), content=content, headers=head))
+            head["Authorization"] = f"Bearer {small.keys.token(small.url(VERIFY))}"
+            ok = http.post(small.url(VERIFY), content=json.dumps(minimal_body()), headers=head)
+            assert ok.status_code == 200, ok.text
+
+
+def test_a_client_that_sends_the_whole_body_before_reading_still_reads_the_413(small):
+    """Write all of a declared 3-limit body, then read: the service reads and drops the rest of
+    the body before it closes, so nothing resets the connection under the answer."""
+    parts = urlsplit(small.url(VERIFY))
+    head = (f"POST {parts.path} HTTP/1.1\r\nHost: {parts.netloc}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {3 * LIMIT}\r\n\r\n").encode()
+    with socket.create_connection((parts.hostname, parts.port), timeout=60) as sock:
+        sock.sendall(head)
+        sock.sendall(b" " * (3 * LIMIT))  # a reset here (or below) is the bug
+        answer = b""
+        while got := sock.recv(65536):
+            answer += got  # to the end: the server closes the connection after the 413
+    head_end = answer.find(b"\r\n\r\n")
+    assert b"connection: close" in answer[:head_end].lower()
+    _assert_413(int(answer.split(b" ", 2)[1]), json.loads(answer[head_end + 4:]))
