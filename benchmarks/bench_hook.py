@@ -68,15 +68,19 @@ def prefetch_for(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 
 
 def _fresh(prefetch: dict[str, Any], nonce: int) -> dict[str, Any]:
-    """The same record as a patient the service has never seen (new content hashes)."""
+    """The same record as a patient the service has never seen (new content hashes). Each note
+    gets the nonce as trailing whitespace (its binary digits as spaces and tabs): new text for the
+    note cache, the same findings, and a few dozen bytes more whatever the nonce, so a fresh
+    record stays the size of the original (under the service's request limit)."""
     out = orjson.loads(orjson.dumps(prefetch))
     out["patient"].setdefault("meta", {})["versionId"] = f"bench-{nonce}"
+    suffix = ("\n" + format(nonce, "b").replace("0", " ").replace("1", "\t")).encode()
     for entry in out["documents"]["entry"]:
         for content in entry["resource"].get("content", []):
             att = content.get("attachment", {})
             if isinstance(att.get("data"), str):
                 text = base64.b64decode(att["data"])
-                att["data"] = base64.b64encode(text + b"\n" * (nonce + 1)).decode()
+                att["data"] = base64.b64encode(text + suffix).decode()
     return out
 
 

@@ -5,6 +5,16 @@ deployment), so its resident memory (VmRSS) is the server's alone. N client thre
 one keep-alive connection, call patient-view and verify on one Synthea record in turn; every
 FRESH_EVERY-th call of a client sends the record as a patient the service has not seen (a new
 content hash), so the index cache keeps turning over as in a clinic, not only serving one entry.
+Steady state from the first window on: before the clock starts, the warm-up fills the index
+cache (`graph_cache_size` fresh records), and the clients' fresh calls are staggered (client k
+sends its first one at call k mod FRESH_EVERY), so the first window has the same mix as the last.
+A fresh record is the same size as the original (`bench_hook._fresh`), under the service's
+request limit (its default, `max_request_bytes` 8 MiB, checked before the run): the soak measures
+steady state, not the limit.
+
+Every call must be answered: a call with no HTTP answer (reset, timeout, a dropped connection)
+is counted under `unanswered` and, like any status but 200, in `errors`; `every_call_answered`
+and `errors_total` say it in soak.json.
 
 Reported as ratios of the last window to the first (window = a minute, or a quarter of a short
 run): latency median and p95, throughput, server RSS; and memory per request, the RSS change
@@ -29,11 +39,13 @@ import httpx
 import orjson
 from bench_hook import PATIENT_VIEW, VERIFY, _body, _fresh, prefetch_for
 from common import REPO, default_data_dir, patient_bundles, summary
+from medeventgraph.settings import Settings
 
 __all__ = ["bench_soak"]
 
 FRESH_EVERY = 20  # with ~35 calls per client a minute, enough new records to turn the 32-entry cache over
 _SAMPLE_SECONDS = 0.5
+UNANSWERED = -1  # the status recorded for a call that got no HTTP answer
 
 
 def _free_port() -> int:
@@ -81,6 +93,11 @@ def bench_soak(path: Path, seconds: float, clients: int, log=print) -> dict[str,
              "relations": [{"from": "e0", "to": "e1", "type": "before", "within": "P7D"}]}
     warm = {VERIFY: _body("medeventgraph-verify", patient, prefetch, query, 0),
             PATIENT_VIEW: _body("patient-view", patient, prefetch, None, 0)}
+    limit = Settings().max_request_bytes  # what `serve` runs with (the soak sets no MEG_MAX_REQUEST_BYTES)
+    largest = max(len(_body("medeventgraph-verify", patient, _fresh(prefetch, (clients + 1) * 1_000_000), query, 0)),
+                  *(len(b) for b in warm.values()))
+    if largest > limit:
+        raise ValueError(f"soak bodies of {largest} bytes would exceed max_request_bytes {limit}")
     port = _free_port()
     base = f"http://127.0.0.1:{port}/cds-services"
     server = _start_server(port)
@@ -89,9 +106,12 @@ def bench_soak(path: Path, seconds: float, clients: int, log=print) -> dict[str,
     failures: dict[str, int] = {}
     lock = threading.Lock()
     try:
-        with httpx.Client(timeout=300) as http:  # warm-up: imports, note pipeline, the record's index
+        with httpx.Client(timeout=300) as http:  # warm-up: imports, note pipeline, a full index cache
             for service, body in warm.items():
                 http.post(f"{base}/{service}", content=body, headers={"Content-Type": "application/json"})
+            for k in range(Settings().graph_cache_size):
+                http.post(f"{base}/{PATIENT_VIEW}", content=_body("patient-view", patient, _fresh(prefetch, k), None, k),
+                          headers={"Content-Type": "application/json"})
         start = time.monotonic()
         stop_at = start + seconds
         rss_at_start = _rss_mb(server.pid)
@@ -103,16 +123,16 @@ def bench_soak(path: Path, seconds: float, clients: int, log=print) -> dict[str,
                     n += 1
                     service = VERIFY if (n + k) % 2 else PATIENT_VIEW
                     body = warm[service]
-                    if n % FRESH_EVERY == 0:
+                    if n % FRESH_EVERY == k % FRESH_EVERY:
                         hook = "medeventgraph-verify" if service == VERIFY else "patient-view"
-                        body = _body(hook, patient, _fresh(prefetch, k * 1_000_000 + n),
+                        body = _body(hook, patient, _fresh(prefetch, (k + 1) * 1_000_000 + n),
                                      query if service == VERIFY else None, n)
                     t0 = time.monotonic()
                     try:
                         status = http.post(f"{base}/{service}", content=body,
                                            headers={"Content-Type": "application/json"}).status_code
                     except httpx.HTTPError as exc:
-                        status = -1
+                        status = UNANSWERED
                         with lock:
                             failures[type(exc).__name__] = failures.get(type(exc).__name__, 0) + 1
                     t1 = time.monotonic()
@@ -136,7 +156,9 @@ def bench_soak(path: Path, seconds: float, clients: int, log=print) -> dict[str,
     between = sum(1 for t, _, s in calls if width / 2 <= t < seconds - width / 2 and s == 200)
     statuses: dict[str, int] = {}
     for _, _, s in calls:
-        statuses[str(s)] = statuses.get(str(s), 0) + 1
+        key = "unanswered" if s == UNANSWERED else str(s)
+        statuses[key] = statuses.get(key, 0) + 1
+    errors = {k: n for k, n in statuses.items() if k != "200"}
 
     def ratio(key: str, stat: str) -> float | None:
         a, b = first[key], last[key]
@@ -144,7 +166,10 @@ def bench_soak(path: Path, seconds: float, clients: int, log=print) -> dict[str,
 
     out = {
         "bundle": path.name, "clients": clients, "seconds": seconds, "elapsed_seconds": round(elapsed, 1),
-        "fresh_record_every": FRESH_EVERY, "window_seconds": width, "calls": len(calls), "statuses": statuses,
+        "fresh_record_every": FRESH_EVERY, "window_seconds": width,
+        "max_request_bytes": limit, "largest_body_bytes": largest,
+        "calls": len(calls), "statuses": statuses, "errors": errors, "errors_total": sum(errors.values()),
+        "every_call_answered": statuses.get("unanswered", 0) == 0,
         "transport_failures": failures, "rss_mb_at_start": round(rss_at_start, 1),
         "first_window": first, "last_window": last,
         "memory_per_request_kb": (round((last["rss_mb"]["median"] - first["rss_mb"]["median"]) * 1024 / between, 3)
@@ -155,7 +180,7 @@ def bench_soak(path: Path, seconds: float, clients: int, log=print) -> dict[str,
                                 if first["calls_per_s"] else None,
                                 "rss_median": ratio("rss_mb", "median")},
     }
-    log(f"  soak {clients} clients x {seconds:g} s: {len(calls)} calls {statuses}, "
+    log(f"  soak {clients} clients x {seconds:g} s: {len(calls)} calls {statuses}, errors {out['errors_total']}, "
         f"memory/request {out['memory_per_request_kb']} KB, last/first {out['ratio_last_to_first']}")
     return out
 
@@ -171,8 +196,11 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join([
         "## Soak (memory and latency under load)", "",
         (f"{result['clients']} clients x {result['seconds']:g} s on `{result['bundle']}` (a fresh record every "
-         f"{result['fresh_record_every']}th call per client): {result['calls']} calls, statuses {result['statuses']}, "
-         f"transport failures {result['transport_failures'] or 'none'}."), "",
+         f"{result['fresh_record_every']}th call per client, bodies up to {result['largest_body_bytes']} bytes "
+         f"under the {result['max_request_bytes']}-byte request limit): {result['calls']} calls, statuses "
+         f"{result['statuses']}; errors (any answer but 200, or none): {result['errors_total']}; every call "
+         f"answered: {'yes' if result['every_call_answered'] else 'NO'}; transport failures "
+         f"{result['transport_failures'] or 'none'}."), "",
         f"| window ({result['window_seconds']:g} s) | calls/s | latency p50 ms | p95 ms | server RSS MB |",
         "|---|---:|---:|---:|---:|",
         (f"| first | {first['calls_per_s']} | {ms(first, 'median')} | {ms(first, 'p95')} | "

@@ -55,4 +55,6 @@ def test_quick_bench_writes_json_and_report(shared_data: Path, tmp_path: Path) -
     assert soak["calls"] > 0 and set(soak["ratio_last_to_first"]) == {"latency_median", "latency_p95",
                                                                        "calls_per_s", "rss_median"}
     assert "memory_per_request_kb" in soak and (tmp_path / "soak.json").is_file()
+    assert soak["every_call_answered"] and soak["errors_total"] == 0, soak["statuses"]
+    assert soak["largest_body_bytes"] <= soak["max_request_bytes"]
     assert "## Soak" in report and "## HTML stripping" in report
