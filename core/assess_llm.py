@@ -7,8 +7,11 @@ assertion, scope unit and status, value, source reference). No search metadata, 
 memory or controller state exists in a bundle, and the patient id and query id are left out.
 Scope units are sent as opaque per-bundle labels (`unit-1`, `unit-2`, … in order of first
 appearance), never as `Patient/<id>` or encounter ids: the assessor needs only which items share
-a unit. As a last guard, the patient id is replaced by `[patient]` wherever it appears as a whole
-token in any string of the payload (item ids included; judgments are mapped back the same way).
+a unit. Every string copied from the record or the query (item ids, context, concept, codes,
+status, value text, source, derived-from, event ids and texts) then goes through
+`core.redaction.Redactor`: the patient id — and, given `patient_terms`, the identifiers and name
+parts of the patient's Patient resource — is replaced by `[patient]` wherever it occurs, in any
+case, percent-encoded or not (judgments are mapped back through the same redaction).
 
 Axes. S_tim, S_num and the chain come from `assess.structure` (deterministic, as before).
 From the reply's judgments (item id, relation id, polarity, certainty, basis):
@@ -30,10 +33,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import tempfile
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -44,6 +45,7 @@ import httpx
 import orjson
 from medeventgraph.core.assess import Assessment, Thresholds, assess, combine, load_thresholds, structure
 from medeventgraph.core.contract import EvidenceBundle, EvidenceItem
+from medeventgraph.core.redaction import Redactor
 from medeventgraph.core.store import format_time
 from medeventgraph.core.verdict import FailureType
 from medeventgraph.occurrence import EventTime
@@ -54,7 +56,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 __all__ = ["Judgment", "LLMAssessor", "Reply", "bundle_payload", "prompt_text", "score_judgments"]
 
 SEED = 1234
-PAYLOAD_VERSION = "2"  # bump when bundle_payload's rendering changes (it is part of the cache key)
+PAYLOAD_VERSION = "3"  # bump when bundle_payload's rendering changes (it is part of the cache key)
 _MEMORY_CACHE_SIZE = 1024
 _memory: OrderedDict[str, Reply] = OrderedDict()
 _WEIGHT = {"certain": 1.0, "uncertain": 0.5}
@@ -100,28 +102,6 @@ def _time(t: EventTime | None) -> dict[str, Any] | None:
     }
 
 
-_PATIENT_LABEL = "[patient]"
-
-
-def _redactor(patient: str) -> Callable[[str], str]:
-    """Replaces `patient` where it stands as a whole token (not inside a longer id, number or
-    date), so a short id such as `123` never mangles `2024-01-23` or `1.234`."""
-    if not patient:
-        return lambda text: text
-    token = re.compile(rf"(?<![A-Za-z0-9\-.]){re.escape(patient)}(?![A-Za-z0-9\-])")
-    return lambda text: token.sub(_PATIENT_LABEL, text) if patient in text else text
-
-
-def _redact(obj: Any, redact: Callable[[str], str]) -> Any:
-    if isinstance(obj, str):
-        return redact(obj)
-    if isinstance(obj, dict):
-        return {k: _redact(v, redact) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_redact(v, redact) for v in obj]
-    return obj
-
-
 def _unit_labels(bundle: EvidenceBundle) -> dict[str, str]:
     labels: dict[str, str] = {}
     for i in bundle.items:
@@ -130,19 +110,21 @@ def _unit_labels(bundle: EvidenceBundle) -> dict[str, str]:
     return labels
 
 
-def _item(i: EvidenceItem, unit_label: str | None) -> dict[str, Any]:
+def _item(i: EvidenceItem, unit_label: str | None, r: Redactor) -> dict[str, Any]:
+    """Rendered times, flags and labels as they are; strings from the record through `r`."""
     a, src = i.assertion, i.source
     value = None
     if i.value is not None:
-        value = {k: getattr(i.value, k) for k in i.value.__dataclass_fields__ if getattr(i.value, k) is not None}
+        value = r.strings({k: getattr(i.value, k) for k in i.value.__dataclass_fields__
+                           if getattr(i.value, k) is not None})
     return {
-        "id": i.occurrence,
-        "events": list(i.events),
+        "id": r(i.occurrence),
+        "events": r.strings(i.events),
         "kind": i.kind.value,
         "origin": i.origin.value,
-        "concept": i.concept,
-        "codes": list(i.codes),
-        "context": i.context,
+        "concept": r(i.concept),
+        "codes": r.strings(i.codes),
+        "context": r(i.context),
         "time": _time(i.time),
         "documented": _time(i.documented),
         "open_end": i.open_end,
@@ -155,48 +137,51 @@ def _item(i: EvidenceItem, unit_label: str | None) -> dict[str, Any]:
             "historical": a.historical,
             "family": a.family,
         },
-        "status": i.status,
+        "status": r.strings(i.status),
         "value": value,
-        "source": {
+        "source": r.strings({
             "reference": src.reference,
             "json_path": src.json_path,
             "attachment": src.attachment,
             "start": src.start,
             "end": src.end,
             "section": src.section,
-        },
-        "derived_from": list(i.derived_from),
+        }),
+        "derived_from": r.strings(i.derived_from),
     }
 
 
-def bundle_payload(bundle: EvidenceBundle) -> dict[str, Any]:
-    """The only data sent to the endpoint: a rendering of the frozen bundle, without the patient id."""
+def bundle_payload(bundle: EvidenceBundle, patient_terms: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The only data sent to the endpoint: a rendering of the frozen bundle with the patient id
+    (and `patient_terms`: the patient's identifiers and names) cut out of every record string."""
     q = bundle.query
     units = _unit_labels(bundle)
-    return _redact({
+    r = Redactor.of(bundle.patient, patient_terms)
+    return {
         "query": {
             "events": [
-                {"id": e.id, "text": e.text, "kind": e.kind, "hidden": e.hidden,
-                 "codes": [f"{c.system}|{c.code}" for c in e.codes]}
+                {"id": r(e.id), "text": r(e.text), "kind": e.kind, "hidden": e.hidden,
+                 "codes": [r(f"{c.system}|{c.code}") for c in e.codes]}
                 for e in q.events
             ],
             "relations": [
-                {"id": _relation_id(k), "from": r.source, "to": r.target, "type": r.type.value, "within": r.within}
-                for k, r in enumerate(q.relations)
+                {"id": _relation_id(k), "from": r(rel.source), "to": r(rel.target), "type": rel.type.value,
+                 "within": rel.within}
+                for k, rel in enumerate(q.relations)
             ],
             "scope": q.scope.value,
         },
-        "items": [_item(i, units.get(i.unit) if i.unit else None) for i in bundle.items],
-    }, _redactor(bundle.patient))
+        "items": [_item(i, units.get(i.unit) if i.unit else None, r) for i in bundle.items],
+    }
 
 
 def score_judgments(
-    bundle: EvidenceBundle, reply: Reply, thresholds: Thresholds | None = None
+    bundle: EvidenceBundle, reply: Reply, thresholds: Thresholds | None = None, patient_terms: tuple[str, ...] = ()
 ) -> Assessment:
     """Eq. 6-7 with the judgment axes from `reply` (invalid citations discarded)."""
     th = thresholds or load_thresholds()
     st = structure(bundle)
-    redact = _redactor(bundle.patient)
+    redact = Redactor.of(bundle.patient, patient_terms)
     items = {redact(i.occurrence): i for i in bundle.items}  # the ids as they were sent
     relations = {_relation_id(k): r for k, r in enumerate(bundle.query.relations)}
     support: dict[str, float] = {}
@@ -238,10 +223,13 @@ class _Failure(Exception):
 @dataclass
 class LLMAssessor:
     """Callable like `assess`: bundle -> Assessment. After each call `issues` holds the
-    OperationOutcome issues of that call and `audit` what decided (model, prompt, cache, fallback)."""
+    OperationOutcome issues of that call and `audit` what decided (model, prompt, cache, fallback).
+    `patient_terms`: the patient's identifiers and names to redact besides the id (`patient_terms`
+    of core.redaction, from the record's Patient resource)."""
 
     settings: Settings
     thresholds: Thresholds | None = None
+    patient_terms: tuple[str, ...] = ()
     client: httpx.Client | None = None
     issues: list[Issue] = field(default_factory=list)
     audit: dict[str, Any] = field(default_factory=dict)
@@ -249,7 +237,7 @@ class LLMAssessor:
     def __call__(self, bundle: EvidenceBundle) -> Assessment:
         s = self.settings
         model = s.llm_model or ""
-        key = cache_key(bundle, model)
+        key = cache_key(bundle, model, self.patient_terms)
         self.issues = []
         self.audit = {"assessor": "llm", "model": model, "prompt": prompt_hash()[:16], "cached": False}
         reply = self._cached(key)
@@ -266,7 +254,7 @@ class LLMAssessor:
                 self.audit = {**self.audit, "assessor": "deterministic", "fallback": failure.what}
                 return assess(bundle, self.thresholds)
             self._store(key, reply)
-        return score_judgments(bundle, reply, self.thresholds)
+        return score_judgments(bundle, reply, self.thresholds, self.patient_terms)
 
     def _ask(self, bundle: EvidenceBundle, model: str) -> Reply:
         s = self.settings
@@ -274,7 +262,7 @@ class LLMAssessor:
             "model": model,
             "messages": [
                 {"role": "system", "content": prompt_text()},
-                {"role": "user", "content": orjson.dumps(bundle_payload(bundle)).decode()},
+                {"role": "user", "content": orjson.dumps(bundle_payload(bundle, self.patient_terms)).decode()},
             ],
             "temperature": 0,
             "top_p": 1,
@@ -338,8 +326,9 @@ class LLMAssessor:
             pass  # a read-only cache only costs a repeated request
 
 
-def cache_key(bundle: EvidenceBundle, model: str) -> str:
-    parts = [bundle.hash, model, prompt_hash(), str(SEED), PAYLOAD_VERSION]
+def cache_key(bundle: EvidenceBundle, model: str, patient_terms: tuple[str, ...] = ()) -> str:
+    # the redacted terms shape the payload, so they are part of what was asked
+    parts = [bundle.hash, model, prompt_hash(), str(SEED), PAYLOAD_VERSION, *sorted(patient_terms)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 

@@ -73,8 +73,9 @@ def verify_query(
     llm = None
     if settings.assessor == "llm":  # the optional extra: judgments from an OpenAI-compatible endpoint
         from medeventgraph.core.assess_llm import LLMAssessor
+        from medeventgraph.core.redaction import patient_terms
 
-        llm = LLMAssessor(settings)
+        llm = LLMAssessor(settings, patient_terms=patient_terms(index.patient, index.record.resources))
     bundle, assessment = decide(index, query, discovery, llm or assess)
     metadata = dict(discovery.metadata)
     if llm is not None:
