@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         from bench_html import bench_html
 
         print("html")
-        result["html"] = bench_html(repeats)
+        result["html"] = bench_html(repeats, quick=args.quick)
     if "soak" in args.only:
         from bench_soak import bench_soak
 

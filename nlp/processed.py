@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, replace
+from operator import attrgetter
 
 from spacy.tokens import Doc
 
@@ -42,8 +43,7 @@ class ProcessedNote:
         return self.sentences[i] if i >= 0 else None
 
     def section_at(self, char: int) -> SectionSpan | None:
-        starts = [s.title_start for s in self.sections]
-        i = bisect_right(starts, char) - 1
+        i = bisect_right(self.sections, char, key=attrgetter("title_start")) - 1  # no per-call list: linear notes
         return self.sections[i] if i >= 0 else None
 
     def holds_heading(self, start: int, end: int) -> bool:

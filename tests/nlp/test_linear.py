@@ -47,3 +47,45 @@ def test_context_work_grows_linearly(pipeline, monkeypatch):
 
     small, large = work(500), work(2000)
     assert large <= 5 * small  # quadruple the text, at most ~quadruple the pairs compared
+
+
+class _Counted(tuple):
+    """A tuple that counts the elements read from it (by index or by iteration)."""
+
+    reads = 0
+
+    def __getitem__(self, i):
+        _Counted.reads += 1
+        return super().__getitem__(i)
+
+    def __iter__(self):
+        for item in super().__iter__():
+            _Counted.reads += 1
+            yield item
+
+
+def test_time_and_section_lookups_per_mention_do_not_scan_the_note(pipeline):
+    """Each mention's passage times (timeline.SentenceTimes) and section lookup
+    (ProcessedNote.section_at) read a bounded or logarithmic number of sentences and sections:
+    a scan of all of them per mention made a long unpunctuated note quadratic."""
+    from dataclasses import replace
+
+    from medeventgraph.nlp.timeline import SentenceTimes, note_anchors
+
+    def reads(lines: int) -> int:
+        titles = ("Chief complaint", "History of present illness")
+        text = "\n".join(f"{titles[k % 2]}:\nacute kidney injury" for k in range(lines))
+        note = make_note(text, f"lookups-{lines}")
+        processed = pipeline.process(note, note.texts[0])
+        assert len(processed.sentences) >= lines and len(processed.sections) >= 2
+        counted = replace(processed, sentences=_Counted(processed.sentences), sections=_Counted(processed.sections))
+        anchors = note_anchors(note, counted.text, None, pipeline.time_finder)
+        _Counted.reads = 0
+        times = SentenceTimes(counted, anchors, pipeline.time_finder)
+        for sentence in processed.sentences:
+            times(sentence)
+            counted.section_at(sentence.start)
+        return _Counted.reads
+
+    small, large = reads(200), reads(800)
+    assert large <= 5 * small  # quadruple the sentences: ~4x (n log n), not 16x (n^2)
