@@ -192,11 +192,23 @@ def bench_screen(data: Path, *, quick: bool = False, throughput_factor: int = 2,
     if not src.is_dir():
         src = REPO / "tests" / "data" / "clinosim" / "fhir_r4"
     result: dict[str, Any] = {"input": "clinosim/fhir_r4", "watchlist": "cds_hooks/resources/watchlist.json",
-                              "cpus": os.cpu_count(), "load_average_at_start": _load(), "quick": quick}
+                              "cpus": os.cpu_count(), "load_average_at_start": _load(), "quick": quick,
+                              "throughput": [], "memory": []}
+    if quick:
+        throughput_factor, memory_factors = 1, (1,)
+    try:
+        _measure(result, src, throughput_factor, memory_factors, workers, quick)
+    except Exception as exc:  # noqa: BLE001 -- `make bench` goes on; the file says what failed
+        result["error"] = f"{type(exc).__name__}: {exc}"[:400]
+    result["load_average_at_end"] = _load()
+    result["million"] = million_plan(result)
+    return result
+
+
+def _measure(result: dict[str, Any], src: Path, throughput_factor: int, memory_factors: tuple[int, ...],
+             workers: int, quick: bool) -> None:
     with tempfile.TemporaryDirectory(prefix="meg-screen-bench-") as tmp_name:
         tmp = Path(tmp_name)
-        if quick:
-            throughput_factor, memory_factors = 1, (1,)
         exports: dict[int, tuple[Path, list[str]]] = {}
         for factor in sorted({throughput_factor, *memory_factors}):
             path = tmp / f"export-{factor}x"
@@ -236,9 +248,6 @@ def bench_screen(data: Path, *, quick: bool = False, throughput_factor: int = 2,
             m["rss_ratio_to_1x"] = round(m["peak_rss_mb"] / ok[0]["peak_rss_mb"], 3)
         result["memory"] = memory
         shutil.rmtree(tmp, ignore_errors=True)
-    result["load_average_at_end"] = _load()
-    result["million"] = million_plan(result)
-    return result
 
 
 def _ratios(runs: list[dict[str, Any]]) -> None:

@@ -110,8 +110,9 @@ def _plan(m: dict[str, Any]) -> list[str]:
 
 
 def markdown(result: dict[str, Any]) -> str:
-    floor = result["floor"]
-    lines = ["## Population screening (`benchmarks/bench_screen.py`)", "",
+    floor = result.get("floor", {"what": "gzip + orjson.loads", "patients_per_s": "—", "patients": "—", "seconds": "—"})
+    failed = [f"**The benchmark stopped early**: {result['error']}", ""] if "error" in result else []
+    lines = ["## Population screening (`benchmarks/bench_screen.py`)", "", *failed,
              f"Input: {result['input']} replicated with fresh ids; watch list {result['watchlist']}. "
              f"{result['cpus']} CPUs; load average (1, 5, 15 min) {result['load_average_at_start']} at the start, "
              f"{result.get('load_average_at_end')} at the end" + (" (quick smoke run)." if result.get("quick") else "."),

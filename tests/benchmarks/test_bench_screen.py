@@ -61,3 +61,16 @@ def test_a_failing_configuration_is_reported_not_raised(bench, tmp_path: Path) -
     assert result["million"]["from"] == "local x1 steady rate" and result["million"]["workers"] == 35
     text = bench.markdown(result)
     assert "RuntimeError: exit 2" in text and "= 35 Ray actors" in text
+
+
+def test_a_benchmark_stopped_early_still_writes_its_report(bench, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object) -> list[str]:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(bench, "replicate_export", broken)
+    result = bench.bench_screen(tmp_path)
+    assert result["error"] == "OSError: disk full" and result["million"] == {
+        "error": "no throughput or memory figure was measured in this run"}
+    text = bench.markdown(result)
+    assert "stopped early**: OSError: disk full" in text and "1 million patients**: not computed" in text
