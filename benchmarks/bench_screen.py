@@ -81,40 +81,63 @@ def orjson_floor(src: Path, repeats: int) -> float:
 
 
 class _SessionMemory(threading.Thread):
-    """Samples /proc every 0.25 s: largest resident set of one process of session `sid`, and
-    the largest sum over the session (Ray's raylet, GCS and actors are in the CLI's session)."""
+    """Samples /proc every 0.25 s: largest resident set of one process of session `sid`, the
+    largest sum over the session (Ray's raylet, GCS and actors are in the CLI's session), and the
+    session's CPU seconds over time (each process's user + system time as last seen)."""
 
     def __init__(self, sid: int):
         super().__init__(daemon=True)
         self.sid, self.stop, self.largest_kb, self.total_kb = sid, threading.Event(), 0, 0
         self.largest_cmd = ""
+        self.cpu_ticks: dict[str, int] = {}
+        self.cpu_series: list[tuple[float, float]] = []  # (time.time(), session CPU seconds so far)
 
     def run(self) -> None:
+        tick = os.sysconf("SC_CLK_TCK")
         while not self.stop.wait(0.25):
             total = 0
             for pid in filter(str.isdigit, os.listdir("/proc")):
                 try:
                     stat = Path(f"/proc/{pid}/stat").read_text()
-                    if int(stat.rsplit(")", 1)[1].split()[3]) != self.sid:  # field 6: session id
+                    fields = stat.rsplit(")", 1)[1].split()  # fields[0] is field 3 of proc(5)
+                    if int(fields[3]) != self.sid:  # field 6: session id
                         continue
                     rss = next(int(ln.split()[1]) for ln in Path(f"/proc/{pid}/status").read_text().splitlines()
                                if ln.startswith("VmRSS:"))
                 except (OSError, ValueError, IndexError, StopIteration):
                     continue
+                self.cpu_ticks[pid] = int(fields[11]) + int(fields[12])  # utime + stime
                 total += rss
                 if rss > self.largest_kb:
                     self.largest_kb = rss
                     self.largest_cmd = stat[stat.find("(") + 1:stat.rfind(")")]
             self.total_kb = max(self.total_kb, total)
+            self.cpu_series.append((time.time(), sum(self.cpu_ticks.values()) / tick))
+
+    def cpu_at(self, when: float) -> float:
+        return max((cpu for t, cpu in self.cpu_series if t <= when), default=0.0)
+
+
+def _first_burst(stamps: list[float]) -> int:
+    """Patients in the first burst of results (Ray hands back a block of patients at once)."""
+    return next((i for i in range(1, len(stamps)) if stamps[i] - stamps[i - 1] > 0.25), len(stamps))
 
 
 def _steady(stamps: list[float]) -> float | None:
-    """Patients/s after the first burst of results (Ray hands back a block of patients at once)."""
+    """Patients/s after the first burst."""
     if len(stamps) < 3:
         return None
-    first = next((i for i in range(1, len(stamps)) if stamps[i] - stamps[i - 1] > 0.25), len(stamps))
+    first = _first_burst(stamps)
     span = stamps[-1] - stamps[first - 1]
     return (len(stamps) - first) / span if span > 0 and first < len(stamps) else None
+
+
+def _steady_cpu(stamps: list[float], sampler: _SessionMemory) -> float | None:
+    """Session CPU seconds per patient after the first burst: what a patient costs, whatever the load."""
+    first = _first_burst(stamps) if len(stamps) >= 3 else len(stamps)
+    if first >= len(stamps) or not sampler.cpu_series:
+        return None
+    return (sampler.cpu_at(stamps[-1] + 0.3) - sampler.cpu_at(stamps[first - 1])) / (len(stamps) - first)
 
 
 def _run(export: Path, out: Path, engine: str, workers: int, extra: list[str]) -> dict[str, Any]:
@@ -140,12 +163,13 @@ def _run(export: Path, out: Path, engine: str, workers: int, extra: list[str]) -
         tail = log_path.read_text(errors="replace").strip().splitlines()[-1:]
         raise RuntimeError(f"exit {os.waitstatus_to_exitcode(status)}: {tail[0][:300] if tail else 'no output'}")
     stamps = sorted(orjson.loads(ln)["at"] for ln in (out / "journal.ndjson").read_bytes().splitlines() if ln)
-    n, steady = len(stamps), _steady(stamps)
+    n, steady, cpu = len(stamps), _steady(stamps), _steady_cpu(stamps, sampler)
     return {"engine": engine, "workers": workers, "patients": n, "wall_seconds": round(wall, 2),
             "patients_per_s": round(n / wall, 3), "steady_patients_per_s": round(steady, 3) if steady else None,
             "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),  # the CLI and the children it waited for
             "largest_process_mb": round(sampler.largest_kb / 1024, 1), "largest_process": sampler.largest_cmd,
-            "session_total_mb": round(sampler.total_kb / 1024, 1), "load_average_after": _load()}
+            "session_total_mb": round(sampler.total_kb / 1024, 1), "load_average_after": _load(),
+            "steady_cpu_seconds_per_patient": round(cpu, 3) if cpu else None}
 
 
 def _wait(pid: int, deadline: float) -> tuple[int | None, Any]:
@@ -164,6 +188,13 @@ def _kill_session(sid: int) -> None:
         os.killpg(sid, signal.SIGKILL)  # Ray's raylet and workers too, if any are left
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _autogroup() -> bool | None:
+    try:
+        return Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1"
+    except OSError:
+        return None
 
 
 def _load() -> list[float]:
@@ -193,7 +224,7 @@ def bench_screen(data: Path, *, quick: bool = False, throughput_factor: int = 2,
         src = REPO / "tests" / "data" / "clinosim" / "fhir_r4"
     result: dict[str, Any] = {"input": "clinosim/fhir_r4", "watchlist": "cds_hooks/resources/watchlist.json",
                               "cpus": os.cpu_count(), "load_average_at_start": _load(), "quick": quick,
-                              "throughput": [], "memory": []}
+                              "throughput": [], "memory": [], "sched_autogroup": _autogroup()}
     if quick:
         throughput_factor, memory_factors = 1, (1,)
     try:
