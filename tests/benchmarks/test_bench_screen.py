@@ -45,10 +45,16 @@ def test_quick_screen_bench_writes_json_and_plan(shared_data: Path, tmp_path: Pa
     assert f"= {plan['workers']} Ray actors" in text and f"{plan['worker_hours']} worker-hours" in text
 
 
-def test_a_failing_configuration_is_reported_not_raised(bench, tmp_path: Path) -> None:
+def test_a_failing_configuration_is_reported_not_raised(bench, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     failed = bench._attempt("missing input", lambda: bench._run(tmp_path / "no-such-export", tmp_path / "out",
                                                                 "local", 1, []))
     assert failed["error"].startswith("RuntimeError: exit 2")
+    monkeypatch.setattr(bench, "RUN_SECONDS", 0)
+    export = tmp_path / "export"
+    export.mkdir()
+    hung = bench._attempt("no time", lambda: bench._run(export, tmp_path / "late", "local", 1, []))
+    assert hung["error"] == "RuntimeError: killed after 0 s (time limit)"
     ok = {"engine": "local", "workers": 1, "patients": 4, "patients_per_s": 0.5, "steady_patients_per_s": 1.0,
           "largest_process_mb": 600.0, "load_average_after": [1.0, 1.0, 1.0]}
     runs = [ok, {"engine": "ray", "workers": 2, **failed}]
