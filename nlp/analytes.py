@@ -117,6 +117,13 @@ class AnalyteTable(_Frozen):
         body = "|".join(re.escape(t).replace(r"\ ", r"\s+") for t in texts)
         return re.compile(rf"(?<![\w+/.-])(?:{body})(?![\w+])", re.IGNORECASE)
 
+    @cached_property
+    def first_words(self) -> frozenset[str]:
+        """The lower-cased first word of every alias ("k" of "k+", "blood" of "blood pressure"):
+        the tokens a note must hold for an alias to start there."""
+        return frozenset(re.match(r"[a-z0-9]+", a.text.lower()).group()  # type: ignore[union-attr]
+                         for an in self.analytes for a in an.aliases)
+
     def lookup(self, written: str) -> tuple[Analyte, Alias] | None:
         """The analyte an alias as written names: case-sensitive aliases only in their own case."""
         flat = " ".join(written.split())

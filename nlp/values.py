@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
+import numpy
+from spacy.attrs import LOWER
 from spacy.language import Language
 from spacy.tokens import Doc
 
@@ -42,6 +45,8 @@ _POSTFIX_DECADE = re.compile(
     r"(?P<alias>systolic|sbp)\b(?!\s+(?:ejection|murmur|function))",
     re.IGNORECASE,
 )
+_DIGIT = re.compile(r"\d")
+_REACH = 60  # an alias with no digit this near (after it, or before it: "in the 60s systolic") states no value
 _CLAUSE_BREAK = re.compile(r"[,;:()\[\]]|\bbut\b|\bwhich\b|\band\b", re.IGNORECASE)
 _QUARTERS = {None: (0, 9), "low": (0, 3), "lower": (0, 3), "mid": (3, 7), "middle": (3, 7), "high": (7, 9), "upper": (7, 9)}
 
@@ -65,13 +70,18 @@ class ValueFind:
     within_hours: float | None = None  # the interval a stated change's sentence bounds it to
 
 
+@lru_cache(maxsize=64)
+def _words_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern for a word list, longest first; a word starting with a letter or digit must
+    stand alone ("range" is not in "ranges"), a symbol ("<") need not."""
+    parts = [rf"(?<!\w){re.escape(w)}(?!\w)" if w[0].isalnum() else re.escape(w)
+             for w in sorted(words, key=len, reverse=True)]
+    return re.compile("|".join(parts) or "(?!)")
+
+
 def _has_word(text: str, words: tuple[str, ...]) -> str | None:
-    lowered = " ".join(text.lower().split())
-    for word in sorted(words, key=len, reverse=True):
-        pattern = re.escape(word)
-        if re.search(rf"(?<![\w]){pattern}(?![\w])" if word[0].isalnum() else pattern, lowered):
-            return word
-    return None
+    m = _words_pattern(words).search(" ".join(text.lower().split()))
+    return m.group() if m else None
 
 
 def _quantity(text: str) -> float:
@@ -227,7 +237,7 @@ def find_values(sentence: str, offset: int = 0, table: AnalyteTable | None = Non
     [(2.1, 0), (4.2, 1)]
     """
     table = table or load_analytes()
-    if not any(ch.isdigit() for ch in sentence):
+    if _DIGIT.search(sentence) is None:
         return []
     reader = _SentenceReader(table, sentence)
     out: list[ValueFind] = []
@@ -293,18 +303,35 @@ def _postfix_decades(table: AnalyteTable, sentence: str, offset: int, taken: set
 @Language.factory("medeventgraph_values")
 def make_value_finder(nlp, name):
     """Reads the values each sentence states into `doc._.meg_values` (a tuple of ValueFind in
-    text order). Sentences without a digit cost one scan."""
+    text order). One scan of the note for analyte words with a digit after them; only their
+    sentences are read (most sentences name no analyte)."""
     if not Doc.has_extension(_EXTENSION):
         Doc.set_extension(_EXTENSION, default=())
     table = load_analytes()
 
+    first_words = numpy.array(sorted({nlp.vocab.strings.add(w) for w in table.first_words}), dtype=numpy.uint64)
+
     def find(doc: Doc) -> Doc:
-        text = doc.text
-        if not any(ch.isdigit() for ch in text):
+        if not len(doc):
             return doc
+        # Tokens that can start an alias, found on the token array (no Python loop over tokens).
+        hits = numpy.nonzero(numpy.isin(doc.to_array(LOWER), first_words))[0]
+        if not len(hits):
+            return doc
+        text = doc.text
+        sentences: dict[int, int] = {}
+        for i in hits.tolist():
+            token = doc[i]
+            if token.idx < max(sentences.values(), default=-1):
+                continue  # in a sentence already taken
+            if _DIGIT.search(text, token.idx, token.idx + _REACH) is None and \
+                    _DIGIT.search(text, max(0, token.idx - _REACH), token.idx) is None:
+                continue
+            sent = token.sent
+            sentences[sent.start_char] = sent.end_char
         found: list[ValueFind] = []
-        for sent in doc.sents:
-            found.extend(find_values(text[sent.start_char:sent.end_char], sent.start_char, table))
+        for start, end in sorted(sentences.items()):
+            found.extend(find_values(text[start:end], start, table))
         doc._.set(_EXTENSION, tuple(found))
         return doc
 
