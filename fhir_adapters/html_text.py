@@ -18,6 +18,7 @@ from html.parser import HTMLParser
 __all__ = ["VisibleText"]
 
 _BREAKS = frozenset({"br", "p", "div", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "table", "ul", "ol"})
+_CELLS = frozenset({"td", "th"})  # cells end with a space: "<td>AKI</td><td>2.1</td>" is "AKI 2.1"
 _REF_END = re.compile(r"[\s;]")
 _HIDDEN = frozenset({"script", "style", "head"})
 
@@ -125,6 +126,8 @@ class VisibleText(HTMLParser):
             self._hidden = max(0, self._hidden - 1)
         elif tag in _BREAKS and tag != "br":
             self._parts.append("\n")
+        elif tag in _CELLS:
+            self._parts.append(" ")
 
     def handle_data(self, data: str) -> None:
         if not self._hidden and not self.cdata_elem:

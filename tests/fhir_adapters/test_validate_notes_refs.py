@@ -87,3 +87,8 @@ def test_occurrence_types_match_mappers():
 
     assert set(MAPPERS) == OCCURRENCE_TYPES
     assert OCCURRENCE_TYPES <= KNOWN_RESOURCE_TYPES
+
+
+def test_html_table_cells_stay_separate_words():
+    html = "<table><tr><th>Problem</th><th>Value</th></tr><tr><td>acute kidney injury</td><td>2.1</td></tr></table>"
+    assert html_to_text(html) == "Problem Value\nacute kidney injury 2.1"
