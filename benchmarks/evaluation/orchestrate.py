@@ -63,7 +63,10 @@ def evaluate(data: Path, out: Path, *, smoke: bool, replicates: int, seed: int, 
     res = score_all(cases, gold, rows, labels, splits, latest, methods, replicates, seed)
     res["audit"] = audit_result
     res["thresholds"] = {"used": used, "dev_selected": choice, "frozen": frozen, "b5": b5,
-                         "previous": (current.tau_plus, current.tau_minus)}
+                         "previous": (current.tau_plus, current.tau_minus),
+                         # how graded the dev scores the selection ran over are (issue 12: not two clusters)
+                         "dev_s_plus_values": sorted({r[1] for r in b6_rows if r[1] is not None}),
+                         "dev_s_minus_values": sorted({r[2] for r in b6_rows if r[2] is not None})}
     res["errors"] = _errors(test_cases, gold, labels, by, corpus)
     res["standalone"] = run_standalone(data, smoke=smoke, log=log)
     res["t11"] = run_t11(paraphrase_cases(pairs), corpus, splits, log=log)

@@ -194,6 +194,12 @@ def write_report(res: dict, out: Path) -> Path:
     L += ["## Operating point (dev only)", "",
           (f"tau+ = {th['used'][0]}, tau- = {th['used'][1]} ({'frozen into core/resources/thresholds.json this run' if th['frozen'] else 'as in thresholds.json; dev selection reported only'}). "
           f"Dev selection: {th['dev_selected']}. B5 score threshold (dev): {th['b5']}."), ""]
+    if th.get("dev_s_plus_values") is not None:
+        sp, sm = th["dev_s_plus_values"], th.get("dev_s_minus_values") or []
+        L += [(f"The dev selection ran over B6 scores taking {len(sp)} distinct S+ values "
+               f"({', '.join(f'{v:g}' for v in sp[:12])}{', ...' if len(sp) > 12 else ''}) and {len(sm)} distinct S- "
+               f"values ({', '.join(f'{v:g}' for v in sm[:8])}); derived findings' S_num (value fields) and "
+               "uncertain evidence are what grade them (core/assess.py)."), ""]
     L += [f"Budget: {meta.get('budget', 'n/a')}.", ""]
     L += _ablation_section(res)
     L += ["## Release audit", ""]
