@@ -149,7 +149,7 @@ def structure(bundle: EvidenceBundle) -> Structure:
     chain, findings, complete = _best_chain(query.relations, grounding, spans, stated)
     s_tim = 0.0
     if complete and chain is not None:
-        s_tim = 1.0 if all(spans[i.occurrence] and spans[i.occurrence].resolved for i in chain.values()) else 0.8
+        s_tim = 1.0 if all((sp := spans[i.occurrence]) is not None and sp.resolved for i in chain.values()) else 0.8
     members = list(chain.values()) if chain else []
     s_num = _mean([value_strength(i) for i in members])
     scope_rejected = query.scope is not Scope.PATIENT and bundle.rejected_counts.get("scope", 0) > 0
