@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 from medeventgraph.core.index import build_index
+from medeventgraph.core.question_record import read_on_record, with_action_notes
 from medeventgraph.core.verdict import Verdict
 from medeventgraph.core.verify import verify_query
 from medeventgraph.fhir_adapters.ingest import ingest_items
@@ -73,10 +74,11 @@ class Screener:
         return PatientResult(patient, lines, issues)
 
     def _item_line(self, patient: str, item: WatchItem, index: Any) -> dict[str, Any]:
-        verdicts = [verify_query(index, q, self.settings) for q in item.queries]
+        read = [read_on_record(q, question, index.record) for q, question in item.asked()]
+        verdicts = [with_action_notes(verify_query(index, q, self.settings), notes) for q, notes in read]
         label, at = item_verdict([v.verdict.value for v in verdicts])
         decided = verdicts[at]
-        words = finding_words(decided, item.queries[at]) if label in ("supported", "conflicting") else None
+        words = finding_words(decided, read[at][0]) if label in ("supported", "conflicting") else None
         return {
             "patient": patient, "item": item.id, "title": item.title, "verdict": label,
             "failure": decided.failure.value if decided.failure is not None and label != "supported" else None,
@@ -86,4 +88,5 @@ class Screener:
                              for v in verdicts],
             "evidence": _evidence(decided),
             "finding": words,
+            **({"read_as": read[at][1]} if read[at][1] else {}),
         }

@@ -27,6 +27,12 @@ class WatchItem:
     title: str
     queries: tuple[VerificationQuery, ...]
     adverse: bool = True
+    # The question each query was parsed from (None for a query sent as JSON): "started on" is
+    # read against each patient's record when the item is verified (core.question_record).
+    questions: tuple[str | None, ...] = ()
+
+    def asked(self) -> list[tuple[VerificationQuery, str | None]]:
+        return [(q, self.questions[i] if i < len(self.questions) else None) for i, q in enumerate(self.queries)]
 
 
 def item_verdict(labels: list[str]) -> tuple[str, int]:
@@ -59,17 +65,19 @@ def _from_jsonl(text: str, name: str) -> list[WatchItem]:
         if not isinstance(raw, dict):
             raise InputError(Issue("error", "structure", f"{name} line {n}: expected a JSON object"))
         qid = str(raw.get("id") or f"line-{n}")
+        question: str | None = None
         try:
             if "question" in raw:
-                query = parse_query(str(raw["question"])).model_copy(update={"id": qid})
-                title = str(raw["question"])
+                question = str(raw["question"])
+                query = parse_query(question).model_copy(update={"id": qid})
+                title = question
             else:
                 raw.pop("patient", None)
                 query = parse_query(raw)
                 title = str(raw.get("title") or qid)
         except ValueError as exc:
             raise InputError(Issue("error", "invalid", f"{name} line {n}: {type(exc).__name__}: {exc}")) from None
-        items.append(WatchItem(qid, title[:200], (query,), True))
+        items.append(WatchItem(qid, title[:200], (query,), True, (question,)))
     return items
 
 
