@@ -18,6 +18,7 @@ from medeventgraph.core.graph import PatientGraph, build_graph, sort_key
 from medeventgraph.core.grounding import display_text
 from medeventgraph.core.lexicon import Lexicon, load_lexicon, normalize_text
 from medeventgraph.core.store import ContextStore, build_store
+from medeventgraph.core.value_copies import link_recorded_copies
 from medeventgraph.fhir_adapters.record import PatientRecord
 from medeventgraph.occurrence import Concept, EventTime, Kind, NoteDocument, Occurrence, Origin
 from medeventgraph.settings import Settings
@@ -130,6 +131,7 @@ def build_index(
     # Values notes state ("K 6.1") are lab and vital mentions the derivations read like Observations.
     values = notes.values(list(documents.values()), encounter_periods(record.occurrences)) \
         if notes is not None and use_notes else []
+    values = link_recorded_copies(values, occurrences)
     derived = _derive(occurrences + values)
     occurrences.extend(derived)
     occurrences.extend(values)
