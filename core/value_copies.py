@@ -2,8 +2,8 @@
 
 Notes routinely paste results in ("Notable labs today: ... glucose 102.0 mg/dL"), and the day
 the note calls "today" is the day it was written, not the day the blood was drawn. A note value
-equal, at the precision the note writes it, to a recorded Observation of the same code and unit
-that resulted in the week before the note was written is that Observation copied forward: it
+equal, at the precision the note writes it, to a recorded Observation of the same patient, code
+and unit that resulted in the week before the note was written is that Observation copied forward: it
 gets `copied_from` (so the contract keeps the recorded result and derivations skip the copy),
 exactly as text copied from an earlier note does (nlp/copies.py).
 """
@@ -58,6 +58,8 @@ def link_recorded_copies(values: list[Occurrence], record: list[Occurrence]) -> 
     >>> other = replace(note, value=Value(140.0, "mg/dL"), extra=(("literal", "glucose 140.0 mg/dL"),))
     >>> [v.extra_value("copied_from") for v in link_recorded_copies([other], [lab])]
     [None]
+    >>> [v.extra_value("copied_from") for v in link_recorded_copies([note], [replace(lab, patient="q")])]
+    [None]
     """
     results: dict[str, list[Occurrence]] = {}
     for occ in record:
@@ -77,7 +79,7 @@ def link_recorded_copies(values: list[Occurrence], record: list[Occurrence]) -> 
             continue
         quantity, unit, tolerance = v.value.quantity, v.value.unit, _precision(v, v.value.quantity)
         matches = [o for code in _codes(v) for o in results.get(code, ())
-                   if written - _LOOKBACK <= o.time.start <= written  # type: ignore[operator]
+                   if o.patient == v.patient and written - _LOOKBACK <= o.time.start <= written  # type: ignore[operator]
                    and abs(o.value.quantity - quantity) <= tolerance + 1e-9  # type: ignore[union-attr,operator]
                    and _same_unit(o.value.unit, unit)]  # type: ignore[union-attr]
         if not matches:
