@@ -50,7 +50,7 @@ def test_quick_bench_writes_json_and_report(shared_data: Path, tmp_path: Path) -
     assert "## Targets" in report and "bench_growth.png" in report
     assert "## Note NLP throughput" in report
     assert (tmp_path / "bench_growth.png").stat().st_size > 0
-    assert {"80000", "1000000"} <= set(result["html"]["shapes"]["paragraphs"]["ratio_to_20k"])
+    assert {"80000", "1000000"} <= set(result["html"]["shapes"]["paragraphs"]["ratio_to_20k"]["cpu"])
     soak = result["soak"]
     assert soak["calls"] > 0 and set(soak["ratio_last_to_first"]) == {"latency_median", "latency_p95",
                                                                        "calls_per_s", "rss_median"}
