@@ -38,7 +38,7 @@ def resources_of(value: Any, _depth: int = 0) -> list[dict[str, Any]]:
         entries = value.get("entry")
         if not isinstance(entries, list) or _depth >= _MAX_BUNDLE_DEPTH:
             return []
-        out = []
+        out: list[dict[str, Any]] = []
         for entry in entries:
             res = entry.get("resource") if isinstance(entry, dict) else None
             if isinstance(res, dict) and isinstance(res.get("resourceType"), str):

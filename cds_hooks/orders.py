@@ -33,8 +33,8 @@ def _concept_text(req: dict[str, Any]) -> tuple[str, list[tuple[str, str]]]:
         return "", []
     coding = cc.get("coding")
     codings = [c for c in coding if isinstance(c, dict)] if isinstance(coding, list) else []
-    codes = [(c.get("system"), c.get("code")) for c in codings]
-    codes = [(system, code) for system, code in codes if isinstance(system, str) and isinstance(code, str)]
+    codes = [(c["system"], c["code"]) for c in codings
+             if isinstance(c.get("system"), str) and isinstance(c.get("code"), str)]
     texts = [cc.get("text")] + [c.get("display") for c in codings]
     return " ".join(t for t in texts if isinstance(t, str) and t), codes
 

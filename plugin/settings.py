@@ -19,9 +19,7 @@ class Settings(BaseSettings):
     # retrieval and discovery
     lexical_backend: Literal["tantivy", "whoosh"] = "tantivy"
     discovery: Literal["controller", "simple"] = "controller"
-    channel_order: list[Literal["lexical", "metadata", "dense"]] = Field(
-        default_factory=lambda: ["lexical", "metadata", "dense"]
-    )  # dense is used only when the extra is installed and `dense` is on
+    channel_order: list[Literal["lexical", "metadata", "dense"]] = Field(default=["lexical", "metadata", "dense"])  # dense is used only when the extra is installed and `dense` is on
     dense: bool = False  # needs the `dense` extra
     d_max: int = Field(default=5, ge=1, le=20)
     r_max: int = Field(default=5, ge=0, le=20)

@@ -149,7 +149,7 @@ async def launch(request: Request, iss: str, launch: str) -> RedirectResponse:
     resp = RedirectResponse(config.authorization_endpoint + sep + urlencode(params), status_code=302,
                             headers=_NO_STORE)
     # Lax (not Strict): the callback arrives by a cross-site redirect from the EHR.
-    samesite = "none" if settings.smart_cookie_samesite == "none" else "lax"
+    samesite: Literal["none", "lax"] = "none" if settings.smart_cookie_samesite == "none" else "lax"
     resp.set_cookie(LAUNCH_COOKIE, browser, httponly=True, samesite=samesite, path="/smart",
                     secure=samesite == "none" or redirect_uri.startswith("https://"),
                     max_age=settings.smart_launch_ttl_seconds)
@@ -170,7 +170,7 @@ async def callback(request: Request, code: str | None = None, state: str | None 
         raise HookError(400, "this launch was not started in this browser (launch cookie missing or "
                              "wrong); launch the app again", code="security", expression=("state",))
     # Taken out of the store on first use: a replayed state never finds its launch.
-    pending = smart.launches.pop(state)
+    pending = smart.launches.pop(state) if state else None
     if pending is None:
         raise HookError(400, "unknown, expired or already used state; launch the app again",
                         code="security", expression=("state",))

@@ -43,11 +43,13 @@ def encounter_bands(resources: dict[str, dict[str, Any]], refs: set[str], w: Wor
     bands = []
     for ref in sorted(refs):
         res = resources.get(ref) or {}
-        period = res.get("period") if isinstance(res.get("period"), dict) else {}
+        period = res.get("period")
+        period = period if isinstance(period, dict) else {}
         start, end = _parse(period.get("start")), _parse(period.get("end"))
         if start is None:
             continue
-        cls = res.get("class") if isinstance(res.get("class"), dict) else {}
+        cls = res.get("class")
+        cls = cls if isinstance(cls, dict) else {}
         word = w.encounter_classes.get(str(cls.get("code") or ""), "Encounter")
         label = f"{word} {date_range(start, end, sep='–')}" if end else f"{word} from {date_range(start, start)}"
         bands.append(Band(ref, start, end, label))

@@ -46,7 +46,7 @@ class Axis:
         unit = min(timedelta(days=1), step)
         epoch = datetime(1970, 1, 1, tzinfo=UTC)
         t = epoch + ((self.start - epoch) // unit + 1) * unit
-        out = []
+        out: list[tuple[datetime, str]] = []
         while t < self.end and len(out) < 40:
             if step < timedelta(days=1):
                 text = t.strftime("%H:%M") if t.hour or t.minute else f"{t.day} {t.strftime('%b')}"
@@ -140,9 +140,9 @@ def place_items(verdict: Verdict, lanes: Sequence[tuple[str, str]], bands: Seque
     w = load_wording()
     by_ref = {b.reference: b for b in bands}
     names = dict(lanes)
-    extents = {e.occurrence: x for e in verdict.evidence if (x := _extent(e, by_ref)) is not None}
+    extents = {e.occurrence: ex for e in verdict.evidence if (ex := _extent(e, by_ref)) is not None}
     if window is not None:
-        extents = {k: x for k, x in extents.items() if _inside(x, *window)}
+        extents = {k: ex for k, ex in extents.items() if _inside(ex, *window)}
     if not extents:
         epoch = datetime(1970, 1, 1, tzinfo=UTC)
         return Axis(epoch, epoch + timedelta(days=1), left, right), {}
