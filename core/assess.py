@@ -18,11 +18,10 @@ The scale
   S_jdg+  mean over the chain's items of assertion certainty (certain 1, uncertain 0.5), times
           0.8 for each relation decided by an order a note states in words rather than by
           recorded times (a sentence is weaker evidence of order than two time stamps).
-  S_jdg-  explicit, source-grounded counter-evidence only. Documented absence of an endpoint
-          (negated mention, not-done, refuted) in scope and window: each item weighs 1, or 0.5
-          when uncertain, summed and capped at 1 (`counter_weight`); so with tau- = 0.75 an
-          uncertain negation alone never refutes, two of them do. Every time-resolved pair of
-          a relation in scope in the opposite order or outside `within`: 1.
+  S_jdg-  explicit, source-grounded counter-evidence, graded in `core.counter`: documented
+          absence, a resolved reverse order (by how far past the contradiction), a note-stated
+          reverse order (0.8), each times its certainty (uncertain weighs half), independent
+          pieces combined as a noisy-OR; one uncertain negation alone (0.5) never reaches tau-.
 
 Worked examples (the functions are the ones `assess` uses):
 
@@ -44,10 +43,9 @@ Worked examples (the functions are the ones `assess` uses):
 0.8182
 >>> past_criterion(6.1, 5.5, "above"), past_criterion(60.0, 70.0, "below")  # 11% over; glucose 60 under 70
 (1.0, 1.0)
->>> counter_weight([True])  # one uncertain negation: below tau- = 0.75, not refuted
-0.5
->>> counter_weight([True, True]), counter_weight([False])
-(1.0, 1.0)
+>>> from medeventgraph.core.counter import combine_weights
+>>> combine_weights([0.5]), combine_weights([0.5, 0.5]), combine_weights([1.0])  # S-: see core.counter
+(0.5, 0.75, 1.0)
 """
 
 from __future__ import annotations
@@ -55,18 +53,18 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from functools import cache
-from importlib import resources
 
-import orjson
 from medeventgraph.core.contract import EvidenceBundle, EvidenceItem
+from medeventgraph.core.counter import counter_evidence, denies, grounds
 from medeventgraph.core.derive import DeriveRule, load_rules
-from medeventgraph.core.query import RelationSpec, RelationType, Scope
-from medeventgraph.core.stated import StatedItem, stated_comparison, stated_counter
+from medeventgraph.core.packaged import load_resource
+from medeventgraph.core.query import RelationSpec, Scope
+from medeventgraph.core.stated import StatedItem, stated_comparison
 from medeventgraph.core.timing import Comparison, Span, Timing, compare, span_of
 from medeventgraph.core.verdict import FailureType, Label
 from medeventgraph.occurrence import Origin
 
-__all__ = ["Assessment", "RelationFinding", "Structure", "Thresholds", "assess", "combine", "counter_weight", "load_thresholds", "past_criterion", "score_plus", "structure", "value_strength"]
+__all__ = ["Assessment", "RelationFinding", "Structure", "Thresholds", "assess", "combine", "load_thresholds", "past_criterion", "score_plus", "structure", "value_strength"]
 
 ALPHA_TIM, ALPHA_NUM, ALPHA_JDG = 0.45, 0.22, 0.33
 
@@ -79,8 +77,7 @@ class Thresholds:
 
 @cache
 def load_thresholds() -> Thresholds:
-    raw = orjson.loads(resources.files("medeventgraph.core").joinpath("resources/thresholds.json").read_bytes())
-    return Thresholds(float(raw["tau_plus"]), float(raw["tau_minus"]))
+    return load_resource("thresholds.json", Thresholds)
 
 
 @dataclass(frozen=True)
@@ -101,17 +98,6 @@ class Assessment:
     relations: tuple[RelationFinding, ...]
     supporting: tuple[str, ...]  # occurrence ids of the chosen chain
     countering: tuple[str, ...]  # occurrence ids of counter-evidence
-
-
-def _grounds(item: EvidenceItem) -> bool:
-    a = item.assertion
-    return a.affirmed_current and item.status not in ("not-done", "refuted", "entered-in-error")
-
-
-def _denies(item: EvidenceItem) -> bool:
-    a = item.assertion
-    explicit = a.negated or item.status in ("not-done", "refuted")
-    return explicit and not (a.hypothetical or a.family or a.historical)
 
 
 @dataclass(frozen=True)
@@ -141,10 +127,10 @@ def structure(bundle: EvidenceBundle) -> Structure:
             by_event[e].append(item)
     spans = _untime_episode_mentions(by_event, {i.occurrence: span_of(i.time, i.documented, i.open_end)
                                                 for i in bundle.items})
-    grounding = {e.id: [i for i in by_event[e.id] if _grounds(i)] for e in query.events}
+    grounding = {e.id: [i for i in by_event[e.id] if grounds(i)] for e in query.events}
     missing = [e for e, items in grounding.items() if not items]
-    grounds = {i.occurrence: _grounds(i) for i in bundle.items}
-    stated = {(s.earlier, s.later): s for s in bundle.stated if grounds.get(s.earlier) and grounds.get(s.later)}
+    grounded = {i.occurrence: grounds(i) for i in bundle.items}
+    stated = {(s.earlier, s.later): s for s in bundle.stated if grounded.get(s.earlier) and grounded.get(s.later)}
 
     chain, findings, complete = _best_chain(query.relations, grounding, spans, stated)
     s_tim = 0.0
@@ -168,7 +154,7 @@ def _untime_episode_mentions(
     out = dict(spans)
     for items in by_event.values():
         episodes = [(i.unit, spans[i.occurrence]) for i in items
-                    if i.open_end and i.origin is Origin.STRUCTURED and i.unit and _grounds(i) and spans[i.occurrence]]
+                    if i.open_end and i.origin is Origin.STRUCTURED and i.unit and grounds(i) and spans[i.occurrence]]
         for i in items:
             s = spans[i.occurrence]
             if i.origin is not Origin.NOTE or s is None or not s.resolved:
@@ -203,16 +189,11 @@ def assess(bundle: EvidenceBundle, thresholds: Thresholds | None = None) -> Asse
     th = thresholds or load_thresholds()
     st = structure(bundle)
     s_jdg_plus = judged_plus(st)
-    counter, counter_ids, counter_failure = _counter_evidence(bundle.query.relations, st.by_event, st.grounding, st.spans)
-    said, said_ids, said_failure = stated_counter(bundle.query.relations, st.stated.values(),
-                                                  {o: True for pair in st.stated for o in pair})
-    if said > counter or (said and counter_failure is None):
-        counter, counter_failure = said, said_failure
-    counter_ids = counter_ids | said_ids
+    counter = counter_evidence(bundle.query.relations, st.by_event, st.grounding, st.spans, st.stated.values())
     supporting = tuple(sorted(i.occurrence for i in st.members)) if st.complete else ()
     if st.complete:
         supporting = tuple(sorted({*supporting, *(f.stated for f in st.findings if f.stated)}))
-    return combine(st, s_jdg_plus, counter, counter_failure, supporting, tuple(sorted(counter_ids)), th)
+    return combine(st, s_jdg_plus, counter.s_minus, counter.failure, supporting, tuple(sorted(counter.ids)), th)
 
 
 def score_plus(s_tim: float, s_num: float, s_jdg: float, complete: bool) -> float:
@@ -228,11 +209,6 @@ def judged_plus(st: Structure) -> float:
     certainty = _mean([0.5 if i.assertion.uncertain else 1.0 for i in st.members])
     stated = sum(1 for f in st.findings if f.stated) if st.complete else 0
     return round(certainty * _STATED_FACTOR ** stated, 4)
-
-
-def counter_weight(uncertain: list[bool]) -> float:
-    """Documented absence: certain items weigh 1, uncertain 0.5, summed and capped at 1."""
-    return min(1.0, sum(0.5 if u else 1.0 for u in uncertain))
 
 
 @cache
@@ -413,85 +389,9 @@ def _explain(r: RelationSpec, a: EvidenceItem, b: EvidenceItem, cmp: Comparison)
     return f"{a.occurrence} at {when(a)} {r.type.value}{window} {b.occurrence} at {when(b)}: {cmp.timing.value} ({cmp.reason})"
 
 
-def _counter_evidence(relations, by_event, grounding, spans) -> tuple[float, set[str], FailureType | None]:
-    strength, failure = 0.0, None
-    ids: set[str] = set()
-    for r in relations:
-        for negated_event, other_event in ((r.target, r.source), (r.source, r.target)):
-            anchors = grounding.get(other_event, [])
-            given_units = {i.unit for i in grounding.get(negated_event, []) if i.unit}
-            absent: dict[str, bool] = {}  # denying item -> uncertain, for this relation side
-            for item in by_event.get(negated_event, []):
-                if not _denies(item) or not item.unit:
-                    continue
-                if _missed_instance(item) and item.unit in given_units:
-                    continue
-                for anchor in anchors:
-                    if anchor.unit == item.unit and _negation_in_window(
-                            r, negated_event == r.target, spans.get(anchor.occurrence), item):
-                        absent[item.occurrence] = item.assertion.uncertain
-                        break
-            if absent:
-                s = counter_weight(list(absent.values()))
-                if s > strength or failure is None:
-                    failure = FailureType.NEGATED
-                strength = max(strength, s)
-                ids.update(absent)
-        order = _all_resolved_pairs_incompatible(r, grounding, spans)
-        if order is not None:
-            strength, failure = 1.0, order[1]
-            ids.update(order[0])
-    return strength, ids, failure
-
-
-def _missed_instance(item: EvidenceItem) -> bool:
-    """A structured not-done row (one skipped dose, one cancelled draw) records that *that*
-    instance did not happen; when the same event is affirmed in the same scope unit it is not
-    documentation that the event was absent."""
-    return item.origin is Origin.STRUCTURED and item.status == "not-done" and not item.assertion.uncertain
-
-
-def _negation_in_window(r: RelationSpec, negated_is_target: bool, anchor: Span | None, item: EvidenceItem) -> bool:
-    """Is the documented absence where the relation says the event should be?"""
-    when = span_of(item.time, None) or span_of(item.documented or item.time, None)
-    if anchor is None or when is None:
-        return False
-    if r.type is RelationType.OVERLAPS:
-        return compare(anchor, when, RelationType.OVERLAPS, None).timing is Timing.COMPATIBLE
-    # "A before B": B absent after A; "A after B": B absent before A (mirror for the source side).
-    target_after = (r.type is RelationType.BEFORE) == negated_is_target
-    first, second = (anchor, when) if target_after else (when, anchor)
-    if not first.start.hi <= second.start.lo:
-        return False
-    return r.window is None or second.start.lo - first.start.hi <= r.window
-
-
-def _all_resolved_pairs_incompatible(r: RelationSpec, grounding, spans):
-    pairs = 0
-    reasons = set()
-    ids: set[str] = set()
-    for a in grounding.get(r.source, []):
-        for b in grounding.get(r.target, []):
-            if not a.unit or a.unit != b.unit:
-                continue
-            sa, sb = spans.get(a.occurrence), spans.get(b.occurrence)
-            if not (sa and sb and sa.resolved and sb.resolved):
-                continue
-            cmp = compare(sa, sb, r.type, r.window)
-            if cmp.timing is not Timing.INCOMPATIBLE:
-                return None
-            pairs += 1
-            reasons.add(cmp.reason)
-            ids.update((a.occurrence, b.occurrence))
-    if not pairs:
-        return None
-    failure = FailureType.WINDOW if reasons == {"outside window"} else FailureType.OPPOSITE_ORDER
-    return ids, failure
-
-
 def _failure(missing, by_event, findings, chain) -> FailureType:
     if missing:
-        only_denied = all(by_event.get(e) and all(_denies(i) for i in by_event[e]) for e in missing)
+        only_denied = all(by_event.get(e) and all(denies(i) for i in by_event[e]) for e in missing)
         return FailureType.NEGATED if only_denied else FailureType.MISSING_ENDPOINT
     if chain is None:
         return FailureType.SCOPE

@@ -45,6 +45,7 @@ import httpx
 import orjson
 from medeventgraph.core.assess import Assessment, Thresholds, assess, combine, load_thresholds, structure
 from medeventgraph.core.contract import EvidenceBundle, EvidenceItem
+from medeventgraph.core.counter import combine_weights
 from medeventgraph.core.redaction import Redactor
 from medeventgraph.core.store import format_time
 from medeventgraph.core.verdict import FailureType
@@ -187,6 +188,7 @@ def score_judgments(
     support: dict[str, float] = {}
     supporting: set[str] = set()
     counter, counter_failure, countering = 0.0, None, set()
+    weights: dict[str, float] = {}  # item -> its heaviest counter judgment: one item is one piece
     # Sorted so that ties between equally strong counters resolve the same way for any reply order.
     for j in sorted(reply.judgments, key=lambda j: (j.item, j.relation, j.polarity, j.certainty, j.basis or "")):
         item, rel = items.get(j.item), relations.get(j.relation)
@@ -205,7 +207,9 @@ def score_judgments(
             continue
         if w > counter:
             counter, counter_failure = w, _BASIS[basis]
+        weights[item.occurrence] = max(weights.get(item.occurrence, 0.0), w)
         countering.add(item.occurrence)
+    counter = combine_weights(weights.values())  # independent items combine as in core.counter
     s_jdg_plus = sum(support.values()) / len(relations) if relations else 0.0
     chain = {i.occurrence for i in st.members} if st.complete else set()
     return combine(

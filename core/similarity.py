@@ -14,11 +14,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
-import orjson
 from medeventgraph.core.binding import BasisKind, BindingBasis
 from medeventgraph.core.lexicon import normalize_text
+from medeventgraph.core.packaged import load_resource
 from medeventgraph.core.query import EventSpec
 
 __all__ = ["SCORE_TOLERANCE", "SimilarityRule", "best_similarity", "claim", "load_rule", "parse_claim", "prime", "similarity_basis"]
@@ -34,8 +33,7 @@ class SimilarityRule:
 
 @cache
 def load_rule() -> SimilarityRule:
-    raw = orjson.loads(resources.files("medeventgraph.core").joinpath("resources/similarity.json").read_bytes())
-    return SimilarityRule(str(raw["model"]), float(raw["threshold"]))
+    return load_resource("similarity.json", SimilarityRule)
 
 
 def claim(model: str, score: float) -> str:
