@@ -16,7 +16,7 @@ from medeventgraph.evaluation.protocols import Caps, generate
 from medeventgraph.evaluation.runner import latest_split, run_all, split_patients
 from medeventgraph.evaluation.standalone import run_standalone
 from medeventgraph.evaluation.tuning import freeze as freeze_thresholds
-from medeventgraph.evaluation.tuning import select_b5, select_taus
+from medeventgraph.evaluation.tuning import histogram, select_b5, select_taus
 from medeventgraph.settings import Settings
 
 __all__ = ["SMOKE_CAPS", "evaluate"]
@@ -47,7 +47,8 @@ def evaluate(data: Path, out: Path, *, smoke: bool, replicates: int, seed: int, 
     dev = [c for c in cases if splits[c.patient] == "dev" and c.protocol in _TUNED]
     by = {(r.case, r.method): r.out for r in rows}
     yb = {c.id: int(gold[c.id].binary == "supported") for c in dev}
-    b6_rows = [(yb[c.id], by[(c.id, "B6")].s_plus, by[(c.id, "B6")].s_minus) for c in dev if (c.id, "B6") in by]
+    b6_rows = [(yb[c.id], by[(c.id, "B6")].s_plus, by[(c.id, "B6")].s_minus, gold[c.id].expected)
+               for c in dev if (c.id, "B6") in by]
     choice = select_taus(b6_rows, (current.tau_plus, current.tau_minus)) if b6_rows else None
     b5_rows = [(yb[c.id], by[(c.id, "B5")].s_plus) for c in dev if (c.id, "B5") in by]
     b5 = select_b5(b5_rows) if b5_rows else {"threshold": 0.5, "dev_ba": float("nan")}
@@ -66,7 +67,8 @@ def evaluate(data: Path, out: Path, *, smoke: bool, replicates: int, seed: int, 
                          "previous": (current.tau_plus, current.tau_minus),
                          # how graded the dev scores the selection ran over are (issue 12: not two clusters)
                          "dev_s_plus_values": sorted({r[1] for r in b6_rows if r[1] is not None}),
-                         "dev_s_minus_values": sorted({r[2] for r in b6_rows if r[2] is not None})}
+                         "dev_s_minus_values": sorted({r[2] for r in b6_rows if r[2] is not None}),
+                         "dev_histogram": _dev_histograms(b6_rows)}
     res["errors"] = _errors(test_cases, gold, labels, by, corpus)
     res["standalone"] = run_standalone(data, smoke=smoke, log=log)
     res["t11"] = run_t11(paraphrase_cases(pairs), corpus, splits, log=log)
@@ -81,6 +83,15 @@ def evaluate(data: Path, out: Path, *, smoke: bool, replicates: int, seed: int, 
                   "the B6 ablations); 'exhaustive' (every grounded occurrence) is the one unbudgeted reference row",
     }
     return res
+
+
+def _dev_histograms(b6_rows) -> dict:
+    """S+ and S- of B6 on dev, binned, per gold class: where the thresholds had room to fall."""
+    out = {}
+    for axis, k in (("s_plus", 1), ("s_minus", 2)):
+        out[axis] = {cls: histogram([r[k] for r in b6_rows if r[k] is not None and r[0] == y])
+                     for cls, y in (("supported", 1), ("not_supported", 0))}
+    return out
 
 
 def freeze_point(choice, b5, dev, gold):

@@ -180,6 +180,35 @@ READING = [
 ]
 
 
+def _dev_scores(th: dict) -> list[str]:
+    """How graded the dev scores are that tau+/tau- were chosen over (issue 12: not two clusters)."""
+    if th.get("dev_s_plus_values") is None:
+        return []
+    sp, sm = th["dev_s_plus_values"], th.get("dev_s_minus_values") or []
+
+    def listed(vs: list[float], k: int) -> str:
+        return ", ".join(f"{v:g}" for v in vs[:k]) + (", ..." if len(vs) > k else "")
+
+    L = [(f"The dev selection ran over B6 scores taking {len(sp)} distinct S+ values ({listed(sp, 12)}) and "
+          f"{len(sm)} distinct S- values ({listed(sm, 12)}). The scale: S+ grades by timing, values past their "
+          "criterion and assertion certainty (core/assess.py); S- by each piece of counter-evidence's strength "
+          "(a reverse order by how far past the contradiction, a stated reverse order 0.8, a documented absence 1) "
+          "times its certainty (uncertain half), independent pieces combined as a noisy-OR (core/counter.py). "
+          "tau- is searched above 0.5, so one uncertain piece never refutes alone."), ""]
+    hist = th.get("dev_histogram")
+    if hist:
+        L += ["### Dev score distribution (B6, T3/T5/T6/T9 dev queries, by gold class)", "",
+              "| bin | S+ supported | S+ not supported | S- supported | S- not supported |", "|---|---|---|---|---|"]
+        cols = [hist["s_plus"]["supported"], hist["s_plus"]["not_supported"],
+                hist["s_minus"]["supported"], hist["s_minus"]["not_supported"]]
+        for k, b in enumerate(cols[0]):
+            close = "]" if k == len(cols[0]) - 1 else ")"
+            L.append(f"| [{b['lo']:.1f}, {b['hi']:.1f}{close} | " + " | ".join(str(c[k]["n"]) for c in cols) + " |")
+        four = (th.get("dev_selected") or {}).get("dev_four_way", "n/a")
+        L += ["", f"Used: tau+ = {th['used'][0]}, tau- = {th['used'][1]}; dev four-way agreement at the dev selection: {four}.", ""]
+    return L
+
+
 def write_report(res: dict, out: Path) -> Path:
     files = _plots(res, out)
     meta = res["meta"]
@@ -194,12 +223,7 @@ def write_report(res: dict, out: Path) -> Path:
     L += ["## Operating point (dev only)", "",
           (f"tau+ = {th['used'][0]}, tau- = {th['used'][1]} ({'frozen into core/resources/thresholds.json this run' if th['frozen'] else 'as in thresholds.json; dev selection reported only'}). "
           f"Dev selection: {th['dev_selected']}. B5 score threshold (dev): {th['b5']}."), ""]
-    if th.get("dev_s_plus_values") is not None:
-        sp, sm = th["dev_s_plus_values"], th.get("dev_s_minus_values") or []
-        L += [(f"The dev selection ran over B6 scores taking {len(sp)} distinct S+ values "
-               f"({', '.join(f'{v:g}' for v in sp[:12])}{', ...' if len(sp) > 12 else ''}) and {len(sm)} distinct S- "
-               f"values ({', '.join(f'{v:g}' for v in sm[:8])}); derived findings' S_num (value fields) and "
-               "uncertain evidence are what grade them (core/assess.py)."), ""]
+    L += _dev_scores(th)
     L += [f"Budget: {meta.get('budget', 'n/a')}.", ""]
     L += _ablation_section(res)
     L += ["## Release audit", ""]
