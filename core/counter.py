@@ -198,7 +198,9 @@ def _order_pieces(relations, grounding, spans) -> list[Piece]:
 def _order_piece(r: RelationSpec, grounding, spans) -> Piece | None:
     """When every time-resolved pair of `r` in one scope unit contradicts it: one piece, as
     strong as the pair closest to satisfying it (the conservative reading)."""
-    weights, reasons, ids = [], set(), set()
+    weights: list[float] = []
+    reasons: set[str] = set()
+    ids: set[str] = set()
     for a in grounding.get(r.source, []):
         for b in grounding.get(r.target, []):
             if not a.unit or a.unit != b.unit:
