@@ -204,7 +204,8 @@ def _dev_scores(th: dict) -> list[str]:
         for k, b in enumerate(cols[0]):
             close = "]" if k == len(cols[0]) - 1 else ")"
             L.append(f"| [{b['lo']:.1f}, {b['hi']:.1f}{close} | " + " | ".join(str(c[k]["n"]) for c in cols) + " |")
-        four = (th.get("dev_selected") or {}).get("dev_four_way", "n/a")
+        four = (th.get("dev_selected") or {}).get("dev_four_way")
+        four = "n/a" if four is None else f"{four:.4f}"
         L += ["", f"Used: tau+ = {th['used'][0]}, tau- = {th['used'][1]}; dev four-way agreement at the dev selection: {four}.", ""]
     return L
 
