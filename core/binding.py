@@ -19,6 +19,13 @@ Basis kinds and what their check requires (every kind also requires `event_admit
            similarity of the event text to the item's displays, recomputed with it, matches the
            claimed score and reaches the frozen threshold (resources/similarity.json). Without
            the `dense` extra nothing can be recomputed and the basis never holds.
+  derived-finding  detail "rule-id|value-id,value-id" (the rule and the values it cites): a
+           condition event ("hyperkalemia") bound to a finding computed from values ("K 6.1").
+           The item is a derived occurrence of that rule (its code) citing exactly those
+           values; the packaged rule (core/resources/derive_rules.json) `indicates` a condition
+           concept the event's text expands to; and the item's own value passes the rule's
+           test and the indication's stricter limit, if any. The kind constraint of
+           `event_admits` is the one exception: a condition event admits this derived item.
 
 Extending: add a member to `BasisKind` and its check to `CHECKS` (a check is a pure
 function of the item, the event spec, the detail and the `BindingContext`). A constraint every basis
@@ -36,9 +43,10 @@ from types import MappingProxyType
 from typing import Protocol
 
 from medeventgraph.core.actions import action_admits, counts_against
+from medeventgraph.core.derive import DERIVE_SYSTEM, rules_by_id
 from medeventgraph.core.lexicon import ExpandedTerm, Lexicon, normalize_text
 from medeventgraph.core.query import EventSpec, VerificationQuery
-from medeventgraph.occurrence import Kind
+from medeventgraph.occurrence import Kind, Value
 
 __all__ = [
     "CHECKS",
@@ -49,6 +57,7 @@ __all__ = [
     "BindingContext",
     "BoundItem",
     "basis_holds",
+    "derived_finding_basis",
     "event_admits",
     "kind_allows",
     "whole_words",
@@ -84,6 +93,7 @@ class BasisKind(str, Enum):
     TEXT = "text"
     KIND = "kind"
     SIMILARITY = "similarity"
+    DERIVED_FINDING = "derived-finding"
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -111,6 +121,10 @@ class BoundItem(Protocol):
     def action(self) -> str | None: ...  # Occurrence.action's value, or "resulted" for a result-time item
     @property
     def has_issued(self) -> bool: ...  # a lab whose result time could stand for `resulted`
+    @property
+    def derived_from(self) -> tuple[str, ...]: ...  # a derived item's cited values
+    @property
+    def value(self) -> Value | None: ...
 
 
 @dataclass(frozen=True)
@@ -135,13 +149,16 @@ class BindingContext:
 BasisCheck = Callable[[BoundItem, EventSpec, str, BindingContext], bool]
 
 
-def event_admits(item: BoundItem, event: EventSpec) -> bool:
+def event_admits(item: BoundItem, event: EventSpec, derived_finding: bool = False) -> bool:
     """Constraints every basis must meet: the event's kind, its action (core.actions: an order
     is not a dose), and a status that is a record (or, for administered / performed, one that
-    says it did not happen: admitted as counter-evidence)."""
+    says it did not happen: admitted as counter-evidence). `derived_finding`: the kind is that
+    of a derived-finding basis (a condition event, a derived item)."""
     action = event.effective_action
+    kind_ok = (event.kind in (None, "condition") and item.kind is Kind.DERIVED if derived_finding
+               else kind_allows(event.kind, item.kind))
     return (
-        kind_allows(event.kind, item.kind)
+        kind_ok
         and action_admits(action, item.action, item.kind, item.has_issued)
         and (item.status not in EXCLUDED_STATUS or counts_against(action, item.status))
     )
@@ -194,19 +211,45 @@ def _check_similarity(item: BoundItem, event: EventSpec, detail: str, ctx: Bindi
     return score is not None and score >= rule.threshold and abs(score - claimed[1]) <= SCORE_TOLERANCE
 
 
+def _derived_rule(codes: tuple[str, ...]) -> str | None:
+    prefix = DERIVE_SYSTEM + "|"
+    return next((c[len(prefix):] for c in codes if c.startswith(prefix)), None)
+
+
+def derived_finding_basis(event: EventSpec, concepts: tuple[str, ...], kind: Kind, codes: tuple[str, ...],
+                          value: Value | None, derived_from: tuple[str, ...]) -> BindingBasis | None:
+    """The derived-finding basis a derived occurrence has for a condition event whose text
+    expands to `concepts`, or None (what grounding nominates and `_check_derived_finding` re-checks)."""
+    if kind is not Kind.DERIVED or event.hidden or value is None or not derived_from:
+        return None
+    rule = rules_by_id().get(_derived_rule(codes) or "")
+    if rule is None or rule.indication(concepts, value) is None:
+        return None
+    return BindingBasis(event.id, BasisKind.DERIVED_FINDING, f"{rule.id}|{','.join(derived_from)}")
+
+
+def _check_derived_finding(item: BoundItem, event: EventSpec, detail: str, ctx: BindingContext) -> bool:
+    expanded = ctx.expansion(event)
+    if expanded is None or not expanded.concepts:
+        return False
+    basis = derived_finding_basis(event, expanded.concepts, item.kind, item.codes, item.value, item.derived_from)
+    return basis is not None and basis.detail == detail
+
+
 CHECKS: Mapping[BasisKind, BasisCheck] = MappingProxyType({
     BasisKind.CODE: _check_code,
     BasisKind.LEXICON: _check_lexicon,
     BasisKind.TEXT: _check_text,
     BasisKind.KIND: _check_kind,
     BasisKind.SIMILARITY: _check_similarity,
+    BasisKind.DERIVED_FINDING: _check_derived_finding,
 })
 
 
 def basis_holds(basis: BindingBasis, item: BoundItem, ctx: BindingContext) -> bool:
     """Does this basis bind this item to its event? From the item and the query alone."""
     event = ctx.events.get(basis.event)
-    if event is None or not event_admits(item, event):
+    if event is None or not event_admits(item, event, basis.kind is BasisKind.DERIVED_FINDING):
         return False
     check = CHECKS.get(basis.kind)
     return check is not None and check(item, event, basis.detail, ctx)

@@ -186,6 +186,8 @@ class _Probe:
     codes: tuple[str, ...]
     action: str | None
     has_issued: bool
+    derived_from: tuple[str, ...]
+    value: Value | None
 
 
 def _codes(occ: Occurrence) -> tuple[str, ...]:
@@ -228,7 +230,8 @@ def contract(
     bound: list[tuple[Candidate, bool]] = []
     for cand in merged.values():
         occ = cand.occurrence
-        probe = _Probe(occ.kind, occ.status, _displays(occ), _codes(occ), _action(occ), occ.issued is not None)
+        probe = _Probe(occ.kind, occ.status, _displays(occ), _codes(occ), _action(occ), occ.issued is not None,
+                       occ.derived_from, occ.value)
         claimed = sorted(set(cand.basis))
         holding = tuple(b for b in claimed if basis_holds(b, probe, ctx))
         for b in set(claimed) - set(holding):

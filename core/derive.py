@@ -29,9 +29,10 @@ import orjson
 from medeventgraph.occurrence import Coding, Concept, Kind, Occurrence, Origin, Value
 from pydantic import BaseModel, Field
 
-__all__ = ["DeriveRule", "derive_occurrences", "load_rules", "to_canonical"]
+__all__ = ["DERIVE_SYSTEM", "DeriveRule", "Indication", "derive_occurrences", "load_rules", "rules_by_id", "to_canonical"]
 
 _LOINC = "http://loinc.org"
+DERIVE_SYSTEM = "urn:medeventgraph:derive"  # the coding system of a derived occurrence: its code is the rule id
 _VALUE_KINDS = frozenset({Kind.LAB, Kind.VITAL, Kind.OBSERVATION})
 
 
@@ -39,6 +40,15 @@ class _Conversion(BaseModel):
     unit: str
     multiply: float = 1.0
     divide: float = 1.0
+
+
+class Indication(BaseModel):
+    """A condition a finding stands for ("hyperkalemia" for K > 5.5): a lexicon condition
+    concept id, and a stricter limit of its own when the rule's is not enough."""
+
+    concept: str
+    at_least: float | None = None
+    about: str = ""
 
 
 class DeriveRule(BaseModel):
@@ -56,6 +66,38 @@ class DeriveRule(BaseModel):
     abs_window_hours: float | None = None
     ratio: float | None = None
     ratio_window_days: float | None = None
+    indicates: list[Indication] = Field(default_factory=list)
+
+    def holds_on(self, value: Value) -> bool:
+        """Does a derived finding's own value pass this rule's test? Read from the value fields
+        alone (`quantity`, and `reference`: the limit, or the lowest prior value for a rise), so
+        a binding check can re-apply it. A rise's time window is not in the value: a KDIGO
+        finding passes by its size (+abs_rise or ratio x)."""
+        q, ref = value.quantity, value.reference
+        if q is None or ref is None or (value.unit or "") != self.unit:
+            return False
+        if self.test == "kdigo_rise":
+            assert self.abs_rise is not None and self.ratio is not None
+            return q - ref >= self.abs_rise - 1e-9 or (ref > 0 and q / ref >= self.ratio - 1e-9)
+        if self.threshold is None or ref != self.threshold:
+            return False
+        return q > self.threshold if self.test == "above" else q < self.threshold
+
+    def indication(self, concepts: Iterable[str], value: Value) -> Indication | None:
+        """The indication naming one of `concepts` that this finding's value meets, if any.
+
+        >>> rule = rules_by_id()["elevated-lactate"]
+        >>> rule.indication(["lactic acidosis"], Value(quantity=4.1, unit="mmol/L", reference=2.0)).concept
+        'lactic acidosis'
+        >>> rule.indication(["lactic acidosis"], Value(quantity=3.0, unit="mmol/L", reference=2.0)) is None
+        True
+        """
+        wanted = set(concepts)
+        if not self.holds_on(value):
+            return None
+        assert value.quantity is not None
+        return next((i for i in self.indicates if i.concept in wanted
+                     and (i.at_least is None or value.quantity >= i.at_least - 1e-9)), None)
 
     def applies_to(self, occ: Occurrence) -> bool:
         if occ.kind not in _VALUE_KINDS or occ.value is None or not _counts(occ):
@@ -93,6 +135,11 @@ def _counts(occ: Occurrence) -> bool:
 def load_rules() -> tuple[DeriveRule, ...]:
     raw = resources.files("medeventgraph.core").joinpath("resources/derive_rules.json").read_bytes()
     return tuple(_RuleFile.model_validate(orjson.loads(raw)).rules)
+
+
+@cache
+def rules_by_id() -> dict[str, DeriveRule]:
+    return {r.id: r for r in load_rules()}
 
 
 def to_canonical(rule: DeriveRule, value: Value) -> float | None:
@@ -229,7 +276,7 @@ def _derived(
         patient=trigger.patient,
         kind=Kind.DERIVED,
         origin=Origin.DERIVED,
-        concept=Concept((Coding("urn:medeventgraph:derive", rule.id, rule.display),), rule.display),
+        concept=Concept((Coding(DERIVE_SYSTEM, rule.id, rule.display),), rule.display),
         time=trigger.time,
         source=replace(trigger.source),
         encounter=trigger.encounter,

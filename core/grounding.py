@@ -13,10 +13,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from medeventgraph.core.actions import action_admits, counts_against
-from medeventgraph.core.binding import EXCLUDED_STATUS, BasisKind, BindingBasis, allowed_kinds, kind_allows
+from medeventgraph.core.binding import (
+    EXCLUDED_STATUS,
+    BasisKind,
+    BindingBasis,
+    allowed_kinds,
+    derived_finding_basis,
+    kind_allows,
+)
 from medeventgraph.core.lexicon import ExpandedTerm, Lexicon, normalize_text
 from medeventgraph.core.query import EventSpec
-from medeventgraph.occurrence import Occurrence
+from medeventgraph.occurrence import Kind, Occurrence, Origin
 
 __all__ = ["Grounding", "Match", "display_text", "ground_event", "kind_allows", "term_pattern"]
 
@@ -37,7 +44,7 @@ def term_pattern(terms: Iterable[str]) -> re.Pattern[str]:
 @dataclass(frozen=True, slots=True)
 class Match:
     occurrence: str
-    reason: str  # "code", "text", "synonym", "class", "note", "kind"
+    reason: str  # "code", "text", "synonym", "class", "note", "kind", "derived-finding"
     detail: str  # the code or the surface term that matched
     historical_display: bool = False  # e.g. "History of myocardial infarction (situation)"
     basis: BindingBasis | None = None  # why it binds, for the contract to re-check
@@ -71,7 +78,19 @@ def ground_event(
     codes = query_codes | lexicon_codes
     texts: dict[str, tuple[str, bool] | None] = {}  # display text -> (term, historical) or no match
     action = event.effective_action
+    # A condition the rules compute from values ("hyperkalemia": K > 5.5) is also grounded by
+    # the derived findings whose rule indicates it (core.binding, basis derived-finding) - as a
+    # stand-in: where the record itself codes the condition, the recorded condition decides.
+    indicated = (expanded.concepts if expanded is not None and event.kind in (None, "condition")
+                 and not event.hidden else ())
+    findings: list[Match] = []
+    recorded = False  # a structured Condition grounds the event
     for occ in occurrences:
+        if indicated and occ.kind is Kind.DERIVED:
+            found = derived_finding_basis(event, indicated, occ.kind, _codes(occ), occ.value, occ.derived_from)
+            if found is not None and occ.status not in EXCLUDED_STATUS:
+                findings.append(Match(occ.id, "derived-finding", found.detail, basis=found))
+                continue
         if occ.kind not in allowed or not action_admits(action, occ.action, occ.kind, occ.issued is not None):
             continue
         if occ.status in EXCLUDED_STATUS and not counts_against(action, occ.status):
@@ -83,11 +102,18 @@ def ground_event(
         match = _match_one(occ, codes, pattern, literal, expanded, displays, texts)
         if match is not None:
             matches.append(replace(match, basis=_basis(event.id, match, query_codes, expanded, lexicon)))
+            recorded = recorded or (occ.kind is Kind.CONDITION and occ.origin is Origin.STRUCTURED)
+    if not recorded:
+        matches.extend(findings)
     if literal and _HISTORY_ANY.search(literal):
         # The question is about the history itself ("past pregnancy history of miscarriage"):
         # a "History of ..." display is then exactly what was asked for, not a past event.
         matches = [replace(m, historical_display=False) for m in matches]
     return Grounding(event.id, expanded, tuple(matches))
+
+
+def _codes(occ: Occurrence) -> tuple[str, ...]:
+    return tuple(f"{c.system or ''}|{c.code}" for c in occ.concept.codings if c.code)
 
 
 def _match_one(

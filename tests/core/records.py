@@ -77,3 +77,24 @@ def two_encounter_record() -> dict[str, Any]:
         {"resource": aki},
     ]
     return record
+
+
+def _lab(rid: str, code: str, display: str, value: float, unit: str, when: str) -> dict[str, Any]:
+    obs = _creatinine(rid, value, when)
+    obs["code"] = {"coding": [{"system": LOINC, "code": code, "display": display}], "text": display}
+    obs["valueQuantity"] = {"value": value, "unit": unit, "system": "http://unitsofmeasure.org", "code": unit}
+    return obs
+
+
+def values_record() -> dict[str, Any]:
+    """The septic-shock stay with values past the derive rules' limits and no coded condition
+    for them: creatinine 0.9 -> 1.6 (a KDIGO rise), potassium 6.1, lactate 3.0 (elevated, below 4)."""
+    record = septic_shock_record()
+    record["entry"] += [{"resource": r} for r in (
+        _creatinine("meg-bind-cr-3", 1.6, "2023-05-05T07:00:00Z"),
+        _lab("meg-bind-k-1", "2823-3", "Potassium [Moles/volume] in Serum or Plasma", 6.1, "mmol/L",
+             "2023-05-05T07:00:00Z"),
+        _lab("meg-bind-lac-1", "2524-7", "Lactate [Moles/volume] in Serum or Plasma", 3.0, "mmol/L",
+             "2023-05-05T07:00:00Z"),
+    )]
+    return record

@@ -20,7 +20,7 @@ from medeventgraph.settings import Settings
 
 from .conftest import index_of
 from .helpers import chain, pair
-from .records import SNOMED, septic_shock_record
+from .records import SNOMED, septic_shock_record, values_record
 
 S = Settings(notes=False)
 AKI_Q = pair("vancomycin", "acute kidney injury", kb="condition")
@@ -101,6 +101,7 @@ _DETAILS = st.sampled_from([
     "acute kidney injury", "aki", "septic shock", "vancomycin", "norepinephrine", "condition", "medication",
     "class:antibiotic", "http://hl7.org/fhir/sid/icd-10-cm|N17.9", f"{SNOMED}|76571007",
     "http://www.nlm.nih.gov/research/umls/rxnorm|11124", "", "renal failure",
+    "kdigo-creatinine-rise|Observation/meg-bind-cr-1,Observation/meg-bind-cr-2", "hyperkalemia|Observation/meg-bind-cr-2",
 ])
 _BASIS = st.builds(BindingBasis, _EVENTS, st.sampled_from(list(BasisKind)), _DETAILS)
 
@@ -125,3 +126,87 @@ def test_no_adversarial_discovery_makes_a_wrong_binding_support(shock, data):
     bundle = admit(shock, AKI_Q, cands)
     assert all(basis_holds(b, i, ctx) for i in bundle.items for b in i.basis)
     assert {b.event for i in bundle.items for b in i.basis} <= {"e0"}
+
+
+# -- derived-finding: a condition event bound to a finding computed from values ----------------
+
+
+@pytest.fixture(scope="module")
+def values():
+    return index_of(values_record(), S)
+
+
+def _derived(index, rule: str):
+    return next(o for o in index.occurrences.values() if o.extra_value("rule") == rule)
+
+
+def test_a_condition_binds_the_finding_its_rule_indicates(values):
+    v = verify_query(values, AKI_Q, S)
+    assert v.verdict is Label.SUPPORTED
+    kdigo = _derived(values, "kdigo-creatinine-rise")
+    [item] = [e for e in v.evidence if "e1" in e.events]
+    assert item.occurrence == kdigo.id and item.polarity == "supports"
+    assert item.basis == [f"e1:derived-finding:kdigo-creatinine-rise|{','.join(kdigo.derived_from)}"]
+    assert list(kdigo.derived_from) == item.derived_from == ["Observation/meg-bind-cr-2", "Observation/meg-bind-cr-3"]  # +0.6 in 24 h
+    for condition in ("hyperkalemia", "hyperkalaemia", "elevated potassium"):
+        assert verify_query(values, pair("vancomycin", condition, kb="condition"), S).verdict is Label.SUPPORTED
+    # On the flat record no value passes a rule: kidney injury stays unsupported (test above).
+
+
+def test_lactic_acidosis_needs_its_own_limit(values):
+    """Lactate 3.0 is an elevated lactate (> 2), not lactic acidosis (>= 4, derive_rules.json)."""
+    assert verify_query(values, pair("vancomycin", "elevated lactate"), S).verdict is Label.SUPPORTED
+    v = verify_query(values, pair("vancomycin", "lactic acidosis", kb="condition"), S)
+    assert v.verdict is Label.INSUFFICIENT and not any("e1" in e.events for e in v.evidence)
+    lactate = _derived(values, "elevated-lactate")
+    ctx = BindingContext.of(pair("vancomycin", "lactic acidosis", kb="condition"), load_lexicon())
+    claim = BindingBasis("e1", BasisKind.DERIVED_FINDING, f"elevated-lactate|{lactate.derived_from[0]}")
+    assert not basis_holds(claim, _probe(lactate), ctx)
+    stronger = _probe(replace(lactate, value=replace(lactate.value, quantity=4.2)))
+    assert basis_holds(claim, stronger, ctx)
+
+
+def _probe(occ):
+    from medeventgraph.core.contract import _Probe
+
+    return _Probe(occ.kind, occ.status, (), tuple(f"{c.system}|{c.code}" for c in occ.concept.codings), None, False,
+                  occ.derived_from, occ.value)
+
+
+def test_derived_finding_claims_that_do_not_hold_are_refused(values):
+    kdigo, potassium = _derived(values, "kdigo-creatinine-rise"), _derived(values, "hyperkalemia")
+    ctx = BindingContext.of(AKI_Q, load_lexicon())
+    cited = ",".join(kdigo.derived_from)
+    good = BindingBasis("e1", BasisKind.DERIVED_FINDING, f"kdigo-creatinine-rise|{cited}")
+    assert basis_holds(good, _probe(kdigo), ctx)
+    refused = [
+        BindingBasis("e0", BasisKind.DERIVED_FINDING, f"kdigo-creatinine-rise|{cited}"),  # a medication event
+        BindingBasis("e1", BasisKind.DERIVED_FINDING, f"kdigo-creatinine-rise|{kdigo.derived_from[1]}"),  # cites less
+        BindingBasis("e1", BasisKind.DERIVED_FINDING, f"hyperkalemia|{cited}"),  # not the item's rule
+    ]
+    assert not any(basis_holds(b, _probe(kdigo), ctx) for b in refused)
+    # The potassium finding indicates hyperkalemia, not kidney injury, whatever its claim says.
+    claim = BindingBasis("e1", BasisKind.DERIVED_FINDING, f"hyperkalemia|{potassium.derived_from[0]}")
+    assert not basis_holds(claim, _probe(potassium), ctx)
+    # A finding whose own value does not pass its rule (a forged 1.1 after 0.9) never binds.
+    small = replace(kdigo.value, quantity=1.1)
+    assert not basis_holds(good, _probe(replace(kdigo, value=small)), ctx)
+
+
+def test_adversarial_derived_findings_never_support(values):
+    """A discovery that binds the potassium and lactate findings, and a forged rise, to kidney
+    injury: only the real KDIGO finding can ground it; without it nothing supports."""
+    kdigo, potassium, lactate = (_derived(values, r) for r in ("kdigo-creatinine-rise", "hyperkalemia", "elevated-lactate"))
+    vanc = _occ(values, "meg-bind-vanc-1")
+    lying = [Candidate(vanc, (BindingBasis("e0", BasisKind.LEXICON, "vancomycin"),))] + [
+        Candidate(o, (BindingBasis("e1", BasisKind.DERIVED_FINDING, f"kdigo-creatinine-rise|{','.join(o.derived_from)}"),
+                      BindingBasis("e1", BasisKind.DERIVED_FINDING, f"{o.extra_value('rule')}|{','.join(o.derived_from)}"),
+                      BindingBasis("e1", BasisKind.KIND, "condition")))
+        for o in (potassium, lactate)]
+    forged = replace(kdigo, value=replace(kdigo.value, quantity=2.5))
+    v = verify_query(values, AKI_Q, S, discover=_discover(lying))
+    assert v.verdict is Label.INSUFFICIENT and v.rejected.get("binding") == 2
+    v = verify_query(values, AKI_Q, S, discover=_discover(
+        [*lying, Candidate(forged, (BindingBasis("e1", BasisKind.DERIVED_FINDING,
+                                                f"kdigo-creatinine-rise|{','.join(kdigo.derived_from)}"),))]))
+    assert v.verdict is Label.INSUFFICIENT and v.rejected.get("provenance") == 1

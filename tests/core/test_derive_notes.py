@@ -170,14 +170,15 @@ def _ask(note_pipeline, bundle: dict, question: str):
     return verify_index(index, question, settings)
 
 
-# In the derived finding's own words (lexicon: "potassium above 5.5"): a question worded
-# "hyperkalemia" asks for a condition, and a condition event admits no derived finding
-# (core/binding.py), so that wording is answered from the word "hyperkalemia" only.
+# In the derived finding's own words (lexicon: "potassium above 5.5"), and as the condition it
+# indicates (derive_rules.json `indicates`; binding basis derived-finding, core/binding.py).
 QUESTION = "Was a potassium above 5.5 documented after lisinopril?"
+CONDITION_QUESTION = "Was hyperkalemia documented after starting lisinopril?"
 
 
-def test_hyperkalemia_after_lisinopril_from_a_note_value(note_pipeline) -> None:
-    verdict = _ask(note_pipeline, _record(NOTE, other_patient_note="K 7.2 this morning."), QUESTION)
+@pytest.mark.parametrize("question", [QUESTION, CONDITION_QUESTION])
+def test_hyperkalemia_after_lisinopril_from_a_note_value(note_pipeline, question: str) -> None:
+    verdict = _ask(note_pipeline, _record(NOTE, other_patient_note="K 7.2 this morning."), question)
     assert verdict.verdict.value == "supported"
     derived = [e for e in verdict.evidence if e.origin == "derived" and e.polarity == "supports"]
     assert derived, [(e.occurrence, e.polarity) for e in verdict.evidence]
@@ -189,9 +190,10 @@ def test_hyperkalemia_after_lisinopril_from_a_note_value(note_pipeline) -> None:
     assert not any("qnote" in c for c in verdict.citations)
 
 
-def test_no_hyperkalemia_from_a_goal(note_pipeline) -> None:
+@pytest.mark.parametrize("question", [QUESTION, CONDITION_QUESTION])
+def test_no_hyperkalemia_from_a_goal(note_pipeline, question: str) -> None:
     note = "Progress note.\nPlan: continue lisinopril, goal K < 5.0 and recheck K this morning.\n"
-    verdict = _ask(note_pipeline, _record(note), QUESTION)
+    verdict = _ask(note_pipeline, _record(note), question)
     assert verdict.verdict.value != "supported"
     assert not any(e.origin == "derived" for e in verdict.evidence)
 
