@@ -47,6 +47,7 @@ class Analyte(_Frozen):
     kind: str = Field(pattern=r"^(lab|vital)$")
     loinc: str
     reading: bool = False  # "blood pressure 80/40": the systolic of an S/D reading
+    diastolic: str | None = None  # a reading's other half ("/40"): the id of its diastolic analyte
     aliases: tuple[Alias, ...] = Field(min_length=1)
     excluded_after: tuple[str, ...] = ()  # words right after the alias that name something else
     excluded_before: tuple[str, ...] = ()
@@ -100,6 +101,21 @@ class AnalyteTable(_Frozen):
                     raise ValueError(f"alias {alias.text!r} names both {seen[key]} and {analyte.id}")
                 seen[key] = analyte.id
         return self
+
+    @model_validator(mode="after")
+    def _diastolic_known(self) -> AnalyteTable:
+        ids = {a.id for a in self.analytes}
+        for analyte in self.analytes:
+            if analyte.diastolic is not None and (not analyte.reading or analyte.diastolic not in ids):
+                raise ValueError(f"analyte {analyte.id}: diastolic {analyte.diastolic!r} needs a reading and a known analyte")
+        return self
+
+    def analyte(self, analyte_id: str) -> Analyte:
+        return self.by_id[analyte_id]
+
+    @cached_property
+    def by_id(self) -> dict[str, Analyte]:
+        return {a.id: a for a in self.analytes}
 
     @cached_property
     def by_alias(self) -> dict[str, tuple[Analyte, Alias]]:

@@ -1,5 +1,6 @@
 """Values stated in note text: "creatinine 2.3", "K 6.1", "Cr rose from 1.0 to 2.1", "SBP in the 70s",
-"BP 80/40", "lactate of 4", "potassium was 6.1 mmol/L" -> `ValueFind`s with the exact characters.
+"BP 80/40" (systolic 80 and diastolic 40), "lactate of 4", "potassium was 6.1 mmol/L" -> `ValueFind`s
+with the exact characters.
 
 A spaCy component (`medeventgraph_values`) reads them sentence by sentence with bounded regular
 expressions (linear in the note) from the analyte table (resources/analytes.json): an alias, a
@@ -98,6 +99,7 @@ class _Raw:
     unit: UnitSpec
     unit_stated: bool
     text: str
+    diastolic: tuple[int, int, float] | None = None  # a reading's diastolic digits (start, end) and value
 
 
 class _SentenceReader:
@@ -147,7 +149,8 @@ class _SentenceReader:
             s, d = int(r.group("s")), int(r.group("d"))
             unit, stated, end = self._unit_after(analyte, r.end()) or (analyte.default_unit, False, r.end())
             if s > d and unit.plausible(s) and 15 <= d <= 200:
-                return _Raw(digit, end, float(s), None, None, unit, stated, self.text[digit:end])
+                return _Raw(digit, end, float(s), None, None, unit, stated, self.text[digit:end],
+                            (r.start("d"), r.end("d"), float(d)))
             return None
         n = _NUMBER.match(self.text, digit)
         if n is None or self.masked[n.start():n.end()] != n.group():
@@ -235,6 +238,8 @@ def find_values(sentence: str, offset: int = 0, table: AnalyteTable | None = Non
     [('potassium', 6.1, 'mmol/L'), ('urea-nitrogen', 111.0, 'mg/dL')]
     >>> [(v.quantity, v.time_rank) for v in find_values("His creatinine has gone from 2.1 to 4.2 overnight.")]
     [(2.1, 0), (4.2, 1)]
+    >>> [(v.analyte, v.quantity, v.text) for v in find_values("Blood pressure 90/50 mmHg.")]
+    [('blood-pressure', 90.0, '90/50 mmHg'), ('diastolic-blood-pressure', 50.0, '50')]
     """
     table = table or load_analytes()
     if _DIGIT.search(sentence) is None:
@@ -277,6 +282,10 @@ def find_values(sentence: str, offset: int = 0, table: AnalyteTable | None = Non
             out.append(ValueFind(offset + m.start(), offset + r.end, analyte.id, r.quantity, r.low, r.high,
                                  r.unit.unit, r.unit_stated, r.text.strip(), series if len(chain) > 1 else 0,
                                  rank if change else 0, change and len(chain) > 1, within))
+        if analyte.diastolic is not None:  # "BP 80/40": the diastolic too, cited by its own digits
+            out.extend(ValueFind(offset + ds, offset + de, analyte.diastolic, d, None, None, r.unit.unit,
+                                 r.unit_stated, sentence[ds:de])
+                       for r in chain if r.diastolic is not None for ds, de, d in (r.diastolic,))
         consumed = chain[-1].end
     out.extend(_postfix_decades(table, sentence, offset, {(v.start, v.end) for v in out}))
     return sorted(out, key=lambda v: (v.start, v.end))

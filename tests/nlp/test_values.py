@@ -45,13 +45,17 @@ EXPECTED = {
         ("systolic-blood-pressure", (70.0, 79.0), "systolic blood pressures have dropped to the 70s")],
     "running in the 70s/mid 40s": [("blood-pressure", (70.0, 79.0), "blood pressure at this point is running in the 70s")],
     "dipped down into the 60s systolic": [("systolic-blood-pressure", (60.0, 69.0), "into the 60s systolic"),
-                                          ("blood-pressure", 108.0, "blood pressure is 108/67")],
-    "the blood pressure was 82/45": [("blood-pressure", 82.0, "blood pressure was 82/45")],
-    "blood pressure 87/48": [("blood-pressure", 87.0, "blood pressure 87/48")],
-    "BP 121/89": [("blood-pressure", 121.0, "BP 121/89")],
+                                          ("blood-pressure", 108.0, "blood pressure is 108/67"),
+                                          ("diastolic-blood-pressure", 67.0, "67")],
+    # A reading gives the systolic (cited from the analyte) and the diastolic (cited by its digits).
+    "the blood pressure was 82/45": [("blood-pressure", 82.0, "blood pressure was 82/45"),
+                                     ("diastolic-blood-pressure", 45.0, "45")],
+    "blood pressure 87/48": [("blood-pressure", 87.0, "blood pressure 87/48"), ("diastolic-blood-pressure", 48.0, "48")],
+    "BP 121/89": [("blood-pressure", 121.0, "BP 121/89"), ("diastolic-blood-pressure", 89.0, "89")],
     "blood pressure ranges from 90/59 to 107/68 mmHg": [
         ("blood-pressure", 90.0, "blood pressure ranges from 90/59"),
-        ("blood-pressure", 107.0, "blood pressure ranges from 90/59 to 107/68 mmHg")],
+        ("blood-pressure", 107.0, "blood pressure ranges from 90/59 to 107/68 mmHg"),
+        ("diastolic-blood-pressure", 59.0, "59"), ("diastolic-blood-pressure", 68.0, "68")],
     "his creatinine on 6/27/2009 was 0.9": [("creatinine", 0.9, "creatinine on 6/27/2009 was 0.9")],  # the date is no value
     "creatinine of 1.8 in May 2006": [("creatinine", 1.8, "creatinine of 1.8")],
     "His creatinine was 3.2 the last time we saw him in 05/2007": [("creatinine", 3.2, "creatinine was 3.2")],
@@ -103,7 +107,7 @@ def test_stated_change_keeps_time_order(phrase: str, in_time_order: list[float])
 
 def test_a_range_of_readings_is_no_change() -> None:
     found = find_values(REAL["blood pressure ranges from 90/59 to 107/68 mmHg"])
-    assert len(found) == 2 and not any(v.change for v in found)
+    assert len(found) == 4 and not any(v.change for v in found)
 
 
 # The forms of the issue that the 150 MTSamples reports do not hold in these words (constructed).
@@ -115,7 +119,12 @@ def test_a_range_of_readings_is_no_change() -> None:
     ("potassium was 6.1 mmol/L", [("potassium", 6.1, "potassium was 6.1 mmol/L")]),
     ("SBP in the 70s", [("systolic-blood-pressure", (70.0, 79.0), "SBP in the 70s")]),
     ("SBP in the low 80s", [("systolic-blood-pressure", (80.0, 83.0), "SBP in the low 80s")]),
-    ("BP 80/40", [("blood-pressure", 80.0, "BP 80/40")]),
+    ("BP 80/40", [("blood-pressure", 80.0, "BP 80/40"), ("diastolic-blood-pressure", 40.0, "40")]),
+    ("blood pressure 90/50 mmHg", [("blood-pressure", 90.0, "blood pressure 90/50 mmHg"),
+                                   ("diastolic-blood-pressure", 50.0, "50")]),
+    ("DBP 45, SBP 80.", [("diastolic-blood-pressure", 45.0, "DBP 45"), ("systolic-blood-pressure", 80.0, "SBP 80")]),
+    ("diastolic pressures in the 40s", [("diastolic-blood-pressure", (40.0, 49.0), "diastolic pressures in the 40s")]),
+    ("Grade 1 diastolic dysfunction, 2/6 murmur.", []),
     ("Cr rose from 1.0 to 2.1", [("creatinine", 1.0, "Cr rose from 1.0"), ("creatinine", 2.1, "Cr rose from 1.0 to 2.1")]),
     ("creatinine 88 umol/L", [("creatinine", 88.0, "creatinine 88 umol/L")]),
     # negatives: goals, conditions, reference ranges, K that is not potassium, doses, dates
@@ -208,6 +217,18 @@ def test_pipeline_value_mentions_cite_their_words(pipeline) -> None:
         assert o.origin.value == "note" and o.patient == "Patient/p1"
         assert not o.time.resolved and o.documented is not None and o.documented.start == NOTE_DATE
         assert any(c.system == "http://loinc.org" for c in o.concept.codings)
+
+
+def test_pipeline_reads_both_halves_of_a_reading(pipeline) -> None:
+    text = "Vitals on arrival: blood pressure 90/50 mmHg, heart rate 112."
+    occs = _values(pipeline, make_note(text))
+    halves = {o.concept.codings[0].code: o for o in occs}
+    assert set(halves) == {"8480-6", "8462-4"}  # systolic and diastolic (LOINC)
+    sbp, dbp = halves["8480-6"], halves["8462-4"]
+    assert (sbp.value.quantity, dbp.value.quantity, dbp.value.unit) == (90.0, 50.0, "mm[Hg]")
+    assert text[sbp.source.start:sbp.source.end] == "blood pressure 90/50 mmHg"
+    assert text[dbp.source.start:dbp.source.end] == "50" and sbp.id != dbp.id
+    assert dbp.kind is Kind.VITAL and dbp.documented is not None
 
 
 def test_pipeline_value_time_and_assertion(pipeline) -> None:
