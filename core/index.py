@@ -128,16 +128,18 @@ def build_index(
     occurrences = list(record.occurrences)
     documents = {d.reference: d for d in record.documents}
     use_notes = notes is not None and settings.notes and bool(documents)
-    # Values notes state ("K 6.1") are lab and vital mentions the derivations read like Observations.
-    values = notes.values(list(documents.values()), encounter_periods(record.occurrences)) \
-        if notes is not None and use_notes else []
+    # Values notes state ("K 6.1") are lab and vital mentions the derivations read like Observations;
+    # both they and the term mentions come from one pass over the notes.
+    values: list[Occurrence] = []
+    mentions: list[Occurrence] = []
+    if notes is not None and use_notes:
+        values, mentions = notes.read(list(documents.values()), _target_terms(lexicon, record.occurrences),
+                                      encounter_periods(record.occurrences))
     values = link_recorded_copies(values, occurrences)
     derived = _derive(occurrences + values)
     occurrences.extend(derived)
     occurrences.extend(values)
-    if notes is not None and use_notes:
-        occurrences.extend(notes.mentions(list(documents.values()), _target_terms(lexicon, record.occurrences),
-                                          encounter_periods(record.occurrences)))
+    occurrences.extend(mentions)
     by_id = {o.id: o for o in occurrences}
     graph = build_graph(record.patient, by_id.values())
     store = build_store(

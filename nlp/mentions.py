@@ -23,7 +23,8 @@ from .dates import TimeMention, nearest_time
 from .processed import SentenceSpan
 from .targets import TargetTerm
 
-__all__ = ["UNRESOLVED", "MentionDraft", "build_occurrence", "json_path", "mention_id", "note_order"]
+__all__ = ["UNRESOLVED", "MentionDraft", "build_occurrence", "documented_bound", "json_path", "mention_id",
+           "note_order", "note_span_source", "stated_time_extra"]
 
 UNRESOLVED = EventTime(start=None, type=TimeType.OCCURRENCE, granularity=Granularity.UNKNOWN)
 _FAR_FUTURE = datetime.max.replace(tzinfo=UTC)
@@ -72,9 +73,33 @@ def note_order(document: NoteDocument, attachment: int) -> tuple:
     return (start, rank, document.resource_type, document.resource_id, attachment)
 
 
-def _documented(document: NoteDocument) -> EventTime:
+def documented_bound(document: NoteDocument) -> EventTime:
+    """A note mention's "no later than": the note's own date."""
     d = document.date
     return EventTime(start=d.start, end=d.end, type=TimeType.DOCUMENTATION, granularity=d.granularity)
+
+
+def note_span_source(document: NoteDocument, note: NoteText, start: int, end: int, section: str | None) -> SourceRef:
+    """The citation of characters [start, end) of one note text."""
+    return SourceRef(
+        resource_type=document.resource_type,
+        resource_id=document.resource_id,
+        json_path=json_path(document.resource_type, note.attachment),
+        attachment=note.attachment,
+        start=start,
+        end=end,
+        section=section,
+    )
+
+
+def stated_time_extra(stated: TimeMention) -> list[tuple[str, str]]:
+    """The `extra` fields that say which words of the sentence timed a mention."""
+    extra = [("time_text", stated.text), ("time_anchor", stated.anchor)]
+    if stated.part:
+        extra.append(("time_part", stated.part))
+    if stated.approximate:
+        extra.append(("time_approximate", "true"))
+    return extra
 
 
 def _occurrence_time(draft: MentionDraft) -> tuple[EventTime, TimeMention | None]:
@@ -102,12 +127,7 @@ def build_occurrence(draft: MentionDraft, copied_from: str | None) -> Occurrence
         extra.append(("kind", "unspecified"))
     extra.extend(("alt_concept", t.concept) for t in dict.fromkeys(draft.terms[1:]) if t.concept != term.concept)
     if stated is not None:
-        extra.append(("time_text", stated.text))
-        extra.append(("time_anchor", stated.anchor))
-        if stated.part:
-            extra.append(("time_part", stated.part))
-        if stated.approximate:
-            extra.append(("time_approximate", "true"))
+        extra += stated_time_extra(stated)
     if copied_from is not None:
         extra.append(("copied_from", copied_from))
     return Occurrence(
@@ -117,18 +137,10 @@ def build_occurrence(draft: MentionDraft, copied_from: str | None) -> Occurrence
         origin=Origin.NOTE,
         concept=Concept(text=term.concept),
         time=time,
-        source=SourceRef(
-            resource_type=document.resource_type,
-            resource_id=document.resource_id,
-            json_path=json_path(document.resource_type, note.attachment),
-            attachment=note.attachment,
-            start=draft.start,
-            end=draft.end,
-            section=sentence.section,
-        ),
+        source=note_span_source(document, note, draft.start, draft.end, sentence.section),
         encounter=document.encounter,
         assertion=assertion_from_flags(flags),
-        documented=_documented(document),
+        documented=documented_bound(document),
         text=draft.sentence_text,
         extra=tuple(extra),
     )

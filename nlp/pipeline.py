@@ -123,14 +123,40 @@ class NotePipeline:
     ) -> list[Occurrence]:
         """Every mention of every term in the documents' texts, in document then text order.
         `encounters` (reference -> period) gives relative times their admission/discharge anchors."""
+        return self.read(documents, terms, encounters, values=False)[1]
+
+    def values(
+        self, documents: Sequence[NoteDocument], encounters: Mapping[str, EventTime] | None = None
+    ) -> list[Occurrence]:
+        """Every lab or vital value the documents' texts state ("K 6.1", "SBP in the 70s"), as
+        note mentions with value, unit, span, assertion and stated time (nlp/value_mentions.py)."""
+        return self.read(documents, (), encounters, mentions=False)[0]
+
+    def read(
+        self,
+        documents: Sequence[NoteDocument],
+        terms: Sequence[TargetTerm],
+        encounters: Mapping[str, EventTime] | None = None,
+        *,
+        values: bool = True,
+        mentions: bool = True,
+    ) -> tuple[list[Occurrence], list[Occurrence]]:
+        """(values, mentions) of the documents in one pass over their texts: each note is
+        processed (or taken from the cache) once for both."""
         with self._lock:
-            matcher = self._matcher(terms)
+            matcher = self._matcher(terms) if mentions else None
+            value_drafts: list[ValueDraft] = []
             drafts: list[MentionDraft] = []
             for document in documents:
                 period = (encounters or {}).get(document.encounter or "")
                 for note in document.texts:
-                    if _is_text(note):
-                        drafts.extend(self._note_mentions(document, note, matcher, period))
+                    if not _is_text(note):
+                        continue
+                    processed = self.process(document, note)  # once for both, whatever the cache holds
+                    if matcher is not None:
+                        drafts.extend(self._note_mentions(document, note, processed, matcher, period))
+                    if values:
+                        value_drafts.extend(self._note_values(document, note, processed, period))
         keys = [
             MentionKey(d.occurrence_id, d.document.patient, note_order(d.document, d.note.attachment),
                        f"{d.document.reference}#a{d.note.attachment}", d.text_hash,
@@ -138,32 +164,20 @@ class NotePipeline:
             for d in drafts
         ]
         copies = link_copies(keys, self.copy_min_words)
-        return [build_occurrence(d, copies.get(d.occurrence_id)) for d in drafts]
+        return (value_occurrences(value_drafts, self.copy_min_words),
+                [build_occurrence(d, copies.get(d.occurrence_id)) for d in drafts])
 
-    def values(
-        self, documents: Sequence[NoteDocument], encounters: Mapping[str, EventTime] | None = None
-    ) -> list[Occurrence]:
-        """Every lab or vital value the documents' texts state ("K 6.1", "SBP in the 70s"), as
-        note mentions with value, unit, span, assertion and stated time (nlp/value_mentions.py)."""
-        with self._lock:
-            drafts: list[ValueDraft] = []
-            for document in documents:
-                period = (encounters or {}).get(document.encounter or "")
-                for note in document.texts:
-                    if not _is_text(note):
-                        continue
-                    processed = self.process(document, note)
-                    if not doc_values(processed.doc):
-                        continue
-                    anchors = note_anchors(document, processed.text, period, self.time_finder)
-                    drafts.extend(note_value_drafts(document, note, processed,
-                                                    SentenceTimes(processed, anchors, self.time_finder)))
-        return value_occurrences(drafts, self.copy_min_words)
+    def _note_values(self, document: NoteDocument, note: NoteText, processed: ProcessedNote,
+                     period: EventTime | None) -> list[ValueDraft]:
+        if not doc_values(processed.doc):
+            return []
+        anchors = note_anchors(document, processed.text, period, self.time_finder)
+        return note_value_drafts(document, note, processed, SentenceTimes(processed, anchors, self.time_finder))
 
     def _note_mentions(
-        self, document: NoteDocument, note: NoteText, matcher: TermMatcher, period: EventTime | None
+        self, document: NoteDocument, note: NoteText, processed: ProcessedNote, matcher: TermMatcher,
+        period: EventTime | None,
     ) -> list[MentionDraft]:
-        processed = self.process(document, note)
         found = matcher(processed.doc, processed.keyed)
         taken = {(span.start, span.end) for span, _ in found}
         # A short form the note defines counts as its long form unless a term already matched it.
@@ -181,7 +195,7 @@ class NotePipeline:
         ranks: dict[tuple[int, str], int] = {}
         times_of = (SentenceTimes(processed, note_anchors(document, processed.text, period, self.time_finder),
                                   self.time_finder) if matches else None)
-        for (span, terms), found in zip(matches, flags, strict=True):
+        for (span, terms), flag in zip(matches, flags, strict=True):
             sentence = processed.sentence_of(span.start)
             assert sentence is not None
             rank_key = (sentence.start, terms[0].concept)
@@ -190,7 +204,7 @@ class NotePipeline:
             times = times_of(sentence)
             drafts.append(MentionDraft(document, note, span.start_char, span.end_char, sentence,
                                        processed.text[sentence.start:sentence.end], terms,
-                                       frozenset(found), text_hash, rank, times,
+                                       frozenset(flag), text_hash, rank, times,
                                        frozenset() if processed.holds_heading(span.start_char, span.end_char)
                                        else sentence.section_flags))
         return drafts

@@ -9,12 +9,12 @@ contract can re-check a stated order from the two spans and the cue span alone.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Literal
+
+from .rule_files import load_rule_file
 
 __all__ = ["OrderRule", "StatedOrder", "find_order", "load_order_rules"]
 
@@ -60,8 +60,10 @@ class StatedOrder:
 
 @cache
 def load_order_rules() -> OrderRules:
-    raw = json.loads(resources.files("medeventgraph.nlp").joinpath("resources", "order_rules.json")
-                     .read_text(encoding="utf-8"))
+    return load_rule_file("order_rules.json", _order_rules)
+
+
+def _order_rules(raw: dict) -> OrderRules:
     rules = []
     for r in raw["rules"]:
         if r["position"] not in Position.__args__ or r["order"] not in Order.__args__:  # type: ignore[attr-defined]

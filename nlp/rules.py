@@ -6,15 +6,15 @@ objects, so the spaCy side never reads raw dicts.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from medspacy.context import ConTextRule
 from medspacy.section_detection import SectionRule
+
+from .rule_files import read_rule_file
 
 __all__ = [
     "ASSERTION_FLAGS",
@@ -30,13 +30,12 @@ __all__ = [
 ]
 
 ASSERTION_FLAGS = ("negated", "uncertain", "hypothetical", "historical", "family")
-_PACKAGE = "medeventgraph.nlp"
 _DIRECTIONS = {"FORWARD", "BACKWARD", "BIDIRECTIONAL", "TERMINATE", "PSEUDO"}
 TITLE_END = r"^(?::|--?|[ \t]*[\r\n]\s*)$"  # the token that ends a heading: ':', '-', a line break
 
 
 def _read_json(name: str) -> Any:
-    return json.loads(resources.files(_PACKAGE).joinpath("resources", name).read_text(encoding="utf-8"))
+    return read_rule_file(name)
 
 
 @dataclass(frozen=True, slots=True)

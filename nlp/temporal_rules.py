@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Literal
+
+from .rule_files import load_rule_file
 
 __all__ = ["ANCHOR_KINDS", "HeaderRule", "TemporalRule", "TemporalRules", "load_temporal_rules"]
 
@@ -53,8 +53,10 @@ def _anchor(value: str, where: str) -> str:
 
 @cache
 def load_temporal_rules() -> TemporalRules:
-    raw = json.loads(resources.files("medeventgraph.nlp").joinpath("resources", "temporal_rules.json")
-                     .read_text(encoding="utf-8"))
+    return load_rule_file("temporal_rules.json", _temporal_rules)
+
+
+def _temporal_rules(raw: dict) -> TemporalRules:
     headers = tuple(HeaderRule(_anchor(h["anchor"], "header"), re.compile(h["pattern"], re.IGNORECASE))
                     for h in raw["headers"])
     rules = []

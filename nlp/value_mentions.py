@@ -15,14 +15,11 @@ from dataclasses import dataclass
 from medeventgraph.occurrence import (
     Coding,
     Concept,
-    EventTime,
     Kind,
     NoteDocument,
     NoteText,
     Occurrence,
     Origin,
-    SourceRef,
-    TimeType,
     Value,
 )
 
@@ -31,7 +28,14 @@ from .cache import content_hash
 from .context import assert_targets, assertion_from_flags
 from .copies import MentionKey, link_copies, normalize_sentence
 from .dates import TimeMention, nearest_time
-from .mentions import UNRESOLVED, json_path, mention_id, note_order
+from .mentions import (
+    UNRESOLVED,
+    documented_bound,
+    mention_id,
+    note_order,
+    note_span_source,
+    stated_time_extra,
+)
 from .processed import ProcessedNote, SentenceSpan
 from .values import ValueFind, doc_values
 
@@ -133,11 +137,6 @@ def _segments(drafts: list[ValueDraft]) -> dict[str, tuple[tuple[int, int], ...]
     return out
 
 
-def _documented(document: NoteDocument) -> EventTime:
-    d = document.date
-    return EventTime(start=d.start, end=d.end, type=TimeType.DOCUMENTATION, granularity=d.granularity)
-
-
 def _stated_time(draft: ValueDraft, segments: tuple[tuple[int, int], ...] | None) -> TimeMention | None:
     offset = draft.sentence.start
     if segments is None:
@@ -173,11 +172,7 @@ def build_value_occurrence(
         if v.within_hours is not None:
             extra.append(("change_within_hours", f"{v.within_hours:g}"))
     if stated is not None:
-        extra += [("time_text", stated.text), ("time_anchor", stated.anchor)]
-        if stated.part:
-            extra.append(("time_part", stated.part))
-        if stated.approximate:
-            extra.append(("time_approximate", "true"))
+        extra += stated_time_extra(stated)
     if copied_from is not None:
         extra.append(("copied_from", copied_from))
     return Occurrence(
@@ -187,18 +182,10 @@ def build_value_occurrence(
         origin=Origin.NOTE,
         concept=Concept((Coding(LOINC, analyte.loinc, analyte.display),), analyte.concept),
         time=stated.time if stated is not None else UNRESOLVED,
-        source=SourceRef(
-            resource_type=document.resource_type,
-            resource_id=document.resource_id,
-            json_path=json_path(document.resource_type, note.attachment),
-            attachment=note.attachment,
-            start=v.start,
-            end=v.end,
-            section=sentence.section,
-        ),
+        source=note_span_source(document, note, v.start, v.end, sentence.section),
         encounter=document.encounter,
         assertion=assertion_from_flags(flags),
-        documented=_documented(document),
+        documented=documented_bound(document),
         value=Value(quantity=v.quantity, unit=v.unit, text=v.text),
         text=draft.sentence_text,
         extra=tuple(extra),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import orjson
@@ -13,6 +14,24 @@ from medeventgraph.settings import Settings
 LANCE = "Lance203_Padberg411_716c6d0a-2a5d-0aaa-9ced-312ed6a943da.json"
 BOYCE = "Boyce638_Nolan344_9c5b16dc-8a47-896c-4d74-f96f8c98891b.json"
 AKI_PATIENT = "pt-51e7620acf86"  # clinosim SH7-0005: vancomycin, creatinine 1.33 -> 4.4, AKI
+
+
+def note_record_resources(note_text: str, *, drug: str, drug_id: str, given: str,
+                          note_date: str = "2024-01-03T10:00:00Z") -> list[dict]:
+    """Patient p in encounter e (2024-01-01 06:00 to 01-08 12:00): one completed dose of `drug`
+    at `given` and one plain-text note of that encounter dated `note_date`."""
+    p, enc = {"reference": "Patient/p"}, {"reference": "Encounter/e"}
+    return [
+        {"resourceType": "Patient", "id": "p"},
+        {"resourceType": "Encounter", "id": "e", "status": "finished", "subject": p,
+         "period": {"start": "2024-01-01T06:00:00Z", "end": "2024-01-08T12:00:00Z"}},
+        {"resourceType": "MedicationAdministration", "id": drug_id, "status": "completed", "subject": p,
+         "context": enc, "medicationCodeableConcept": {"text": drug}, "effectiveDateTime": given},
+        {"resourceType": "DocumentReference", "id": "note", "status": "current", "subject": p,
+         "date": note_date, "context": {"encounter": [enc]},
+         "content": [{"attachment": {"contentType": "text/plain",
+                                     "data": base64.b64encode(note_text.encode()).decode()}}]},
+    ]
 
 
 @pytest.fixture(scope="session")

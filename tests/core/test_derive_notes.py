@@ -24,6 +24,7 @@ from medeventgraph.occurrence import (
 from medeventgraph.settings import Settings
 
 from ..conftest import BUNDLED_DATA
+from .conftest import note_record_resources
 
 NOTE_DATE = datetime(2024, 1, 3, 10, 0, tzinfo=UTC)
 REAL = {json.loads(line)["phrase"]: json.loads(line)["text"]
@@ -135,23 +136,11 @@ def test_findings_never_cite_another_patient(note_pipeline) -> None:
 
 # -- end to end: a question answered from a note that says "K 6.1" --------------------------------
 
-P = {"reference": "Patient/p"}
-ENC = {"reference": "Encounter/e"}
 NOTE = "Progress note.\nLabs this morning: Na 138, K 6.1, BUN 31, Cr 1.4.\nPlan: hold lisinopril, recheck BMP.\n"
 
 
 def _record(note_text: str, *, lisinopril: str = "2024-01-01T08:00:00Z", other_patient_note: str | None = None) -> dict:
-    resources = [
-        {"resourceType": "Patient", "id": "p"},
-        {"resourceType": "Encounter", "id": "e", "status": "finished", "subject": P,
-         "period": {"start": "2024-01-01T06:00:00Z", "end": "2024-01-08T12:00:00Z"}},
-        {"resourceType": "MedicationAdministration", "id": "lis", "status": "completed", "subject": P,
-         "context": ENC, "medicationCodeableConcept": {"text": "lisinopril 10 mg PO"},
-         "effectiveDateTime": lisinopril},
-        {"resourceType": "DocumentReference", "id": "note", "status": "current", "subject": P,
-         "date": "2024-01-03T10:00:00Z", "context": {"encounter": [ENC]},
-         "content": [{"attachment": {"contentType": "text/plain", "data": base64.b64encode(note_text.encode()).decode()}}]},
-    ]
+    resources = note_record_resources(note_text, drug="lisinopril 10 mg PO", drug_id="lis", given=lisinopril)
     if other_patient_note is not None:
         q = {"reference": "Patient/q"}
         resources += [

@@ -7,7 +7,6 @@ grounds it, with an occurrence time only where the sentence states one.
 
 from __future__ import annotations
 
-import base64
 from datetime import UTC, datetime
 
 import pytest
@@ -19,23 +18,15 @@ from medeventgraph.core.verify import verify_query
 from medeventgraph.occurrence import EventTime, Granularity, TimeType
 from medeventgraph.settings import Settings
 
+from .conftest import note_record_resources
+
 P = {"reference": "Patient/p"}
 ENC = {"reference": "Encounter/e"}
 
 
 def _bundle(note_text: str, note_date: str = "2024-01-03T10:00:00Z", aki_condition: bool = False) -> dict:
-    resources = [
-        {"resourceType": "Patient", "id": "p"},
-        {"resourceType": "Encounter", "id": "e", "status": "finished", "subject": P,
-         "period": {"start": "2024-01-01T06:00:00Z", "end": "2024-01-08T12:00:00Z"}},
-        {"resourceType": "MedicationAdministration", "id": "vanc", "status": "completed", "subject": P,
-         "context": ENC, "medicationCodeableConcept": {"text": "vancomycin 1 g IV"},
-         "effectiveDateTime": "2024-01-01T08:00:00Z"},
-        {"resourceType": "DocumentReference", "id": "note", "status": "current", "subject": P,
-         "date": note_date, "context": {"encounter": [ENC]},
-         "content": [{"attachment": {"contentType": "text/plain",
-                                     "data": base64.b64encode(note_text.encode()).decode()}}]},
-    ]
+    resources = note_record_resources(note_text, drug="vancomycin 1 g IV", drug_id="vanc",
+                                      given="2024-01-01T08:00:00Z", note_date=note_date)
     if aki_condition:
         resources.append({"resourceType": "Condition", "id": "aki", "subject": P, "encounter": ENC,
                           "code": {"text": "Acute kidney injury"}, "onsetDateTime": "2024-01-04T09:00:00Z"})

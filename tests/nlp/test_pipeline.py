@@ -141,3 +141,17 @@ def test_pyrush_splitter_option(synthea_notes):
     for s in rush.sentences(doc):
         assert text[s.start:s.end] == s.text
     assert rush.mentions([doc], SYNTHEA_TERMS) == NotePipeline(cache_size=8).mentions([doc], SYNTHEA_TERMS)
+
+
+def test_values_and_mentions_read_each_note_once(pipeline, monkeypatch):
+    """One pass for both (build_index): with nothing cached, each note runs the NLP once."""
+    from medeventgraph.nlp.cache import NoteCache
+
+    docs = [make_note("Labs this morning: K 6.1, Cr 2.3. AKI after vancomycin.", "once-1"),
+            make_note("BP 80/40 on arrival. No AKI.", "once-2")]
+    monkeypatch.setattr(pipeline, "cache", NoteCache(0))
+    values, mentions = pipeline.read(docs, AKI_TERMS)
+    assert pipeline.cache.stats.computed == len(docs)
+    assert values == pipeline.values(docs) and mentions == pipeline.mentions(docs, AKI_TERMS)
+    assert {o.value.quantity for o in values} == {6.1, 2.3, 80.0, 40.0}
+    assert sum(o.concept.text == "acute kidney injury" for o in mentions) == 2
