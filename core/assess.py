@@ -321,7 +321,7 @@ def _compare(r: RelationSpec, a: EvidenceItem, b: EvidenceItem, spans, stated) -
     """Recorded times first; where they leave the order unknown, the note's stated order."""
     cmp = compare(spans[a.occurrence], spans[b.occurrence], r.type, r.window)
     if cmp.timing is Timing.UNKNOWN and stated:
-        said = stated_comparison(r, a.occurrence, b.occurrence, stated)
+        said = stated_comparison(r, a.occurrence, b.occurrence, stated, spans[a.occurrence], spans[b.occurrence])
         if said is not None:
             return said[0], said[1].id
     return cmp, None

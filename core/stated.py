@@ -5,21 +5,31 @@ to one end of a query relation, with a cue the rule data (nlp/resources/order_ru
 knows at the cited span. The contract re-checks each from the item and the query alone
 (`check_stated`). In the assessment a stated order establishes "before" for that pair when
 the recorded times leave the order unknown; a stated reverse order is counter-evidence.
-Only affirmed, current mentions take part: a negated or hypothetical mention never grounds
-an event, so its stated order counts for nothing.
+A stated overlap ("while on Coumadin she had a GI bleed") establishes `overlaps` the same
+way, and says nothing about order. Only affirmed, current mentions take part: a negated or
+hypothetical mention never grounds an event, so its stated relation counts for nothing.
+
+`within` (a window): the words give the order, the window must come from somewhere too -
+from a gap the cue states ("two days after": 1-3 days at day granularity; "the next
+morning": within 2 days), or from the times the bundle holds (the earlier item's resolved
+start and the later item's latest possible start, such as the note date that bounds a
+mention). A stated relation in a note of the query's encounter is in that encounter: the
+items' scope unit is the note's encounter, so `scope: encounter` needs nothing more.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 
 from medeventgraph.core.query import RelationSpec, RelationType, VerificationQuery
-from medeventgraph.core.timing import Comparison, Timing
+from medeventgraph.core.timing import MIN_TIME, Comparison, Span, Timing
 from medeventgraph.core.verdict import FailureType
 from medeventgraph.occurrence import NoteDocument, Origin
 
-__all__ = ["StatedItem", "check_stated", "find_stated", "stated_comparison", "stated_counter"]
+__all__ = ["StatedItem", "check_stated", "find_stated", "stated_comparison", "stated_counter", "stated_gap"]
 
 MAX_GAP = 600  # characters between two mentions that one passage can relate
 
@@ -46,6 +56,13 @@ class StatedItem:
     def citation(self) -> str:
         """The cue's note span, "DocumentReference/9#s120-132"."""
         return _cue_id(self.reference, self.attachment, self.cue_start, self.cue_end)
+
+    @property
+    def overlap(self) -> bool:
+        """The cue states an overlap ("while on"), not an order (read from the rule data)."""
+        from medeventgraph.nlp.relations import rule_states_overlap
+
+        return rule_states_overlap(self.rule)
 
 
 def _text(documents: Mapping[str, NoteDocument], reference: str, attachment: int) -> str | None:
@@ -123,22 +140,74 @@ def check_stated(item: StatedItem, query: VerificationQuery, items: Mapping[str,
 
 def _before_pair(r: RelationSpec, source: str, target: str) -> tuple[str, str] | None:
     """The (earlier, later) occurrence pair that makes relation `r` hold (source/target items)."""
-    if r.within is not None or r.type is RelationType.OVERLAPS:
-        return None  # a stated order says nothing about a window or an overlap
+    if r.type is RelationType.OVERLAPS:
+        return None  # a stated order says nothing about an overlap
     return (source, target) if r.type is RelationType.BEFORE else (target, source)
 
 
-def stated_comparison(r: RelationSpec, source: str, target: str,
-                      stated: Mapping[tuple[str, str], StatedItem]) -> tuple[Comparison, StatedItem] | None:
-    """What the note's words say about `source r target`, or None when they say nothing."""
-    pair = _before_pair(r, source, target)
-    if pair is None:
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+_STATED_GAP = re.compile(r"\b(?P<n>\d+|one|two|three|four|five|six|seven)\s+(?P<u>hour|day|week)s?\b", re.IGNORECASE)
+_NEXT_DAY = re.compile(r"\bthe\s+(?:next|following)\s+(?:day|morning)\b", re.IGNORECASE)
+_UNITS = {"hour": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(weeks=1)}
+
+
+def stated_gap(cue: str) -> tuple[timedelta, timedelta] | None:
+    """(shortest, longest) gap a cue states, at the granularity of its unit, or None.
+
+    >>> stated_gap("two days after")
+    (datetime.timedelta(days=1), datetime.timedelta(days=3))
+    >>> stated_gap("the next morning")
+    (datetime.timedelta(0), datetime.timedelta(days=2))
+    >>> stated_gap("subsequently") is None
+    True
+    """
+    m = _STATED_GAP.search(cue)
+    if m is not None:
+        n = int(m.group("n")) if m.group("n").isdigit() else _NUMBER_WORDS[m.group("n").lower()]
+        unit = _UNITS[m.group("u").lower()]
+        return max(timedelta(0), (n - 1) * unit), (n + 1) * unit
+    if _NEXT_DAY.search(cue):
+        return timedelta(0), timedelta(days=2)
+    return None
+
+
+def _window(r: RelationSpec, hit: StatedItem, earlier: Span | None, later: Span | None) -> Comparison:
+    """A stated order under `within`: compatible when the gap is known to fit, incompatible
+    when the stated gap cannot, else unknown."""
+    window = r.window
+    assert window is not None
+    gap = stated_gap(hit.cue)
+    if gap is not None and gap[1] <= window:
+        return Comparison(Timing.COMPATIBLE, f"stated order within {r.within}: '{hit.cue}' at {hit.citation}")
+    if gap is not None and gap[0] > window:
+        return Comparison(Timing.INCOMPATIBLE, f"stated gap outside {r.within}: '{hit.cue}' at {hit.citation}")
+    if earlier is not None and later is not None and earlier.resolved and earlier.start.lo > MIN_TIME \
+            and later.start.hi - earlier.start.lo <= window:
+        return Comparison(Timing.COMPATIBLE, f"stated order: '{hit.cue}' at {hit.citation}; within {r.within} "
+                                             "by the recorded times")
+    return Comparison(Timing.UNKNOWN, f"stated order: '{hit.cue}' at {hit.citation}; window {r.within} unresolved")
+
+
+def stated_comparison(r: RelationSpec, source: str, target: str, stated: Mapping[tuple[str, str], StatedItem],
+                      source_span: Span | None = None, target_span: Span | None = None,
+                      ) -> tuple[Comparison, StatedItem] | None:
+    """What the note's words say about `source r target`, or None when they say nothing.
+    The spans (the bundle's times of the two items) can bound a `within` window."""
+    if r.type is RelationType.OVERLAPS:
+        hit = stated.get((source, target)) or stated.get((target, source))
+        if hit is not None and hit.overlap:
+            return Comparison(Timing.COMPATIBLE, f"stated overlap: '{hit.cue}' at {hit.citation}"), hit
         return None
+    pair = _before_pair(r, source, target)
+    assert pair is not None
+    spans = {source: source_span, target: target_span}
     hit = stated.get(pair)
-    if hit is not None:
+    if hit is not None and not hit.overlap:
+        if r.within is not None:
+            return _window(r, hit, spans[pair[0]], spans[pair[1]]), hit
         return Comparison(Timing.COMPATIBLE, f"stated order: '{hit.cue}' at {hit.citation}"), hit
     hit = stated.get((pair[1], pair[0]))
-    if hit is not None:
+    if hit is not None and not hit.overlap:
         return Comparison(Timing.INCOMPATIBLE, f"stated reverse order: '{hit.cue}' at {hit.citation}"), hit
     return None
 
@@ -148,7 +217,7 @@ def stated_counter(relations: list[RelationSpec], stated: Iterable[StatedItem],
     """A stated reverse order between two grounding mentions refutes the relation's order."""
     ids: set[str] = set()
     for s in stated:
-        if not (grounds.get(s.earlier) and grounds.get(s.later)):
+        if s.overlap or not (grounds.get(s.earlier) and grounds.get(s.later)):
             continue
         for r in relations:
             wanted = _before_pair(r, r.source, r.target)
@@ -172,7 +241,8 @@ def stated_evidence(item: StatedItem, documents: Mapping[str, NoteDocument], pol
         events=[item.earlier_event, item.later_event],
         kind="relation",
         origin="note",
-        concept=f"{item.earlier_event} before {item.later_event} (stated: '{item.cue}')",
+        concept=f"{item.earlier_event} {'overlaps' if item.overlap else 'before'} {item.later_event} "
+                f"(stated: '{item.cue}')",
         context=" ".join(text[lo:hi].split()),
         time=TimeOut(start=None, type="occurrence", granularity="unknown"),
         scope="valid",

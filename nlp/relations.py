@@ -2,7 +2,8 @@
 
 "after starting X she developed Y", "X ... subsequently Y", "Y two days after X", "X followed
 by Y", "Y prior to X", "since starting X", "Y, which began before X": within one sentence or
-across two adjacent sentences. Narrative order alone (one sentence after another) is never
+across two adjacent sentences. Overlap is stated too: "Y while on X", "while on X, Y", "Y during
+X", "on X when Y" (the two intervals intersect). Narrative order alone (one sentence after another) is never
 an order: without a cue there is no relation. Pure functions over the note text, so the
 contract can re-check a stated order from the two spans and the cue span alone.
 """
@@ -19,7 +20,7 @@ from .rule_files import load_rule_file
 __all__ = ["OrderRule", "StatedOrder", "find_order", "load_order_rules"]
 
 Position = Literal["before_second", "between", "before_first", "opens_next"]
-Order = Literal["first_earlier", "second_earlier"]
+Order = Literal["first_earlier", "second_earlier", "overlap"]
 # A sentence ends at . ! ? or ; followed by space, or at an MTSamples heading (",HISTORY:,").
 _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|,\s*[A-Z][A-Z /&]{2,}:")
 _WORD = re.compile(r"[A-Za-z0-9/]+")
@@ -33,6 +34,7 @@ class OrderRule:
     position: Position
     order: Order
     cue: re.Pattern[str]
+    first_lead: re.Pattern[str] | None = None  # words that must end right before the first mention ("on X when Y")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +50,9 @@ class OrderRules:
 
 @dataclass(frozen=True, slots=True)
 class StatedOrder:
-    """`earlier` happened before `later`, as the words at [cue_start, cue_end) say."""
+    """`earlier` happened before `later`, as the words at [cue_start, cue_end) say; for an
+    overlap rule ("while on X, Y") the two intervals intersect and earlier/later are only the
+    text order (`overlap`)."""
 
     earlier: tuple[int, int]
     later: tuple[int, int]
@@ -56,6 +60,16 @@ class StatedOrder:
     cue_end: int
     cue: str
     rule: str
+
+    @property
+    def overlap(self) -> bool:
+        return rule_states_overlap(self.rule)
+
+
+def rule_states_overlap(rule_id: str) -> bool:
+    """Does this order rule state an overlap (not an order)? Read from the rule data."""
+    rule = load_order_rules().by_id(rule_id)
+    return rule is not None and rule.order == "overlap"
 
 
 @cache
@@ -68,7 +82,8 @@ def _order_rules(raw: dict) -> OrderRules:
     for r in raw["rules"]:
         if r["position"] not in Position.__args__ or r["order"] not in Order.__args__:  # type: ignore[attr-defined]
             raise ValueError(f"order rule {r['id']}: unknown position or order")
-        rules.append(OrderRule(str(r["id"]), r["position"], r["order"], re.compile(r["cue"], re.IGNORECASE)))
+        lead = re.compile(rf"(?:^|[\s,(])(?:{r['first_lead']})\s+$", re.IGNORECASE) if r.get("first_lead") else None
+        rules.append(OrderRule(str(r["id"]), r["position"], r["order"], re.compile(r["cue"], re.IGNORECASE), lead))
     return OrderRules(int(raw["max_between_words"]), int(raw["max_words_before_cue"]), str(raw["fillers"]),
                       tuple(rules))
 
@@ -91,7 +106,7 @@ def find_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOrder
         hit = _match(rule, rules, text, first, second, between, breaks)
         if hit is not None:
             start, end = hit
-            earlier, later = (first, second) if rule.order == "first_earlier" else (second, first)
+            earlier, later = (second, first) if rule.order == "second_earlier" else (first, second)
             return StatedOrder(earlier, later, start, end, text[start:end], rule.id)
     return None
 
@@ -114,6 +129,10 @@ def _match(rule: OrderRule, rules: OrderRules, text: str, first, second, between
     if rule.position == "between":
         if breaks or len(_WORD.findall(between)) > rules.max_between_words:
             return None
+        if rule.first_lead is not None:
+            sentence_start = max([e + 1 for e in _ends(text[: first[0]])], default=0)
+            if rule.first_lead.search(text[sentence_start:first[0]]) is None:
+                return None
         m = re.search(rf"(?<![\w-])(?:{rule.cue.pattern})(?![\w-])", between, re.IGNORECASE)
         return (base + m.start(), base + m.end()) if m else None
     if rule.position == "before_first":

@@ -130,3 +130,82 @@ def test_each_cue_reads_its_order(sentence, earlier, later, cue):
 def test_narrative_order_is_not_time_order(sentence, x, y):
     a, b = sentence.index(x), sentence.index(y)
     assert find_order(sentence, (a, a + len(x)), (b, b + len(y))) is None
+
+
+# -- stated overlap and stated windows (issue 11 item 4) -------------------------------------------
+
+
+def _overlap_query(first: str, first_kind: str, second: str, second_kind: str, rel: str = "overlaps",
+                   within: str | None = None) -> VerificationQuery:
+    return VerificationQuery.model_validate({
+        "id": "q", "scope": "encounter",
+        "events": [{"id": "a", "text": first, "kind": first_kind}, {"id": "b", "text": second, "kind": second_kind}],
+        "relations": [{"from": "a", "to": "b", "type": rel} | ({"within": within} if within else {})]})
+
+
+def _index_of(note_pipeline, bundle_or_path, patient: str):
+    settings = Settings(notes=True)
+    return build_index(load(bundle_or_path, settings=settings).for_patient(patient), settings,
+                       notes=note_pipeline), settings
+
+
+def test_stated_overlap_supports_overlaps_and_cites_the_cue(note_pipeline):
+    """mts-1559 (real): "She went on to have numerous deep venous thrombosis while on Coumadin." """
+    index, settings = _index_of(note_pipeline, DATA / "mts-1559.json", "mts-1559")
+    v = verify_query(index, _overlap_query("deep venous thrombosis", "condition", "coumadin", "medication"), settings)
+    assert v.verdict.value == "supported", v.relations[0].explanation
+    assert "stated overlap: 'while on'" in v.relations[0].explanation
+    text = next(d for d in index.documents.values()).texts[0].text
+    (row,) = [e for e in v.evidence if e.kind == "relation" and e.polarity == "supports"]
+    assert text[row.source.start:row.source.end] == "while on" and "overlaps" in row.concept
+    assert any(c.endswith(f"#s{row.source.start}-{row.source.end}") for c in v.citations)
+    supporting = [e for e in v.evidence if e.kind != "relation" and e.polarity == "supports"]
+    assert sorted(text[e.source.start:e.source.end] for e in supporting) == ["Coumadin", "deep venous thrombosis"]
+
+
+@pytest.mark.parametrize("text", [
+    "While on Coumadin she had a GI bleed.",
+    "She had a GI bleed while on Coumadin.",
+    "She was on Coumadin when she developed a GI bleed.",
+])
+def test_each_overlap_cue_supports_overlaps_only(note_pipeline, text):
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    v = verify_query(index, _overlap_query("gi bleed", "condition", "coumadin", "medication"), settings)
+    assert v.verdict.value == "supported", v.relations[0].explanation
+    # An overlap says nothing about order: neither order is established, neither refuted.
+    for rel in ("before", "after"):
+        assert verify_query(index, _overlap_query("gi bleed", "condition", "coumadin", "medication", rel),
+                            settings).verdict.value == "insufficient"
+
+
+@pytest.mark.parametrize("text", [
+    "She had no GI bleed while on Coumadin.",
+    "If she has a GI bleed while on Coumadin, stop it.",
+    "FAMILY HISTORY: Her mother had a GI bleed while on Coumadin.\n",
+    "She had a GI bleed. She was started on Coumadin.",  # narrative order is no overlap
+])
+def test_no_overlap_from_negated_hypothetical_family_or_narrative(note_pipeline, text):
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    v = verify_query(index, _overlap_query("gi bleed", "condition", "coumadin", "medication"), settings)
+    assert v.verdict.value != "supported"
+    assert not any(e.kind == "relation" and e.polarity == "supports" for e in v.evidence)
+
+
+@pytest.mark.parametrize(("text", "within", "expected"), [
+    ("She developed a rash two days after starting vancomycin.", "P3D", "supported"),  # 1-3 days fits 3
+    ("She developed a rash two days after starting vancomycin.", "PT12H", "insufficient"),  # at least a day
+    ("She was started on vancomycin.  The next morning she developed a rash.", "P2D", "supported"),
+    ("She developed a rash after starting vancomycin.", "P3D", "insufficient"),  # order stated, gap not
+])
+def test_stated_order_meets_a_window_only_with_a_gap(note_pipeline, text, within, expected):
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    q = _overlap_query("vancomycin", "medication", "rash", "condition", "before", within)
+    v = verify_query(index, q, settings)
+    assert v.verdict.value == expected, v.relations[0].explanation
+
+
+def test_stated_reverse_order_refutes_under_a_window_too(note_pipeline):
+    index, settings = _index_of(note_pipeline, _with_text("She developed a rash two days after starting vancomycin."),
+                                "mts-1430")
+    v = verify_query(index, _overlap_query("rash", "condition", "vancomycin", "medication", "before", "P7D"), settings)
+    assert v.verdict.value == "refuted" and v.failure.value == "opposite_order"
