@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 from common import REPO, default_data_dir, patient_bundles
 
-SECTIONS = ("ingest", "notes", "nlp", "query", "hook", "growth", "html", "soak", "screen")
+SECTIONS = ("ingest", "notes", "nlp", "query", "hook", "controller", "growth", "html", "soak", "screen")
 
 
 def _git_commit() -> str:
@@ -98,6 +98,11 @@ def main(argv: list[str] | None = None) -> int:
 
         print("hook")
         result["hook"] = bench_hook(target, repeats)
+    if "controller" in args.only:
+        from bench_controller import bench_controller
+
+        print("controller")
+        result["controller"] = bench_controller(args.data, 1 if args.quick else 3, quick=args.quick)
     if "growth" in args.only:
         from bench_growth import bench_growth
 
@@ -128,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     result["elapsed_seconds"] = round(time.perf_counter() - t_start, 1)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "bench.json").write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2) + b"\n")
-    for section, name in (("html", "html_bench.json"), ("soak", "soak.json"), ("screen", "screen_bench.json")):
+    for section, name in (("html", "html_bench.json"), ("soak", "soak.json"), ("screen", "screen_bench.json"),
+                          ("controller", "controller_bench.json")):
         if section in result:
             (args.out / name).write_bytes(orjson.dumps(result[section], option=orjson.OPT_INDENT_2) + b"\n")
     if not args.no_report:
@@ -141,11 +147,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _append_robustness(result: dict[str, Any], report: Path) -> None:
-    """The HTML-stripping and soak sections of BENCH.md, generated from this run's figures."""
+    """The controller, HTML-stripping and soak sections of BENCH.md, generated from this run's figures."""
+    from bench_controller import markdown as controller_md
     from bench_html import markdown as html_md
     from bench_soak import markdown as soak_md
 
-    parts = [html_md(result["html"])] if "html" in result else []
+    parts = [controller_md(result["controller"])] if "controller" in result else []
+    parts += [html_md(result["html"])] if "html" in result else []
     parts += [soak_md(result["soak"])] if "soak" in result else []
     if parts:
         with report.open("a") as f:

@@ -20,11 +20,11 @@ def test_quick_bench_writes_json_and_report(shared_data: Path, tmp_path: Path) -
             "--data", str(shared_data), "--out", str(tmp_path)]
     if small is not None:
         args += ["--bundle", small.name]
-    proc = subprocess.run(args, check=False, cwd=REPO, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(args, check=False, cwd=REPO, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads((tmp_path / "bench.json").read_text())
     assert result["quick"] is True and result["repeats"] == 1
-    for section in ("ingest", "notes", "nlp", "query", "hook", "growth", "html", "soak"):
+    for section in ("ingest", "notes", "nlp", "query", "hook", "controller", "growth", "html", "soak"):
         assert section in result, section
     for pipeline in ("current", "baseline", "medspacy_vanilla"):
         assert "words_per_s" in result["nlp"][pipeline]["cold"], pipeline
@@ -57,4 +57,5 @@ def test_quick_bench_writes_json_and_report(shared_data: Path, tmp_path: Path) -
     assert "memory_per_request_kb" in soak and (tmp_path / "soak.json").is_file()
     assert soak["every_call_answered"] and soak["errors_total"] == 0, soak["statuses"]
     assert soak["largest_body_bytes"] <= soak["max_request_bytes"]
-    assert "## Soak" in report and "## HTML stripping" in report
+    assert "## Soak" in report and "## HTML stripping" in report and "## Discovery controller" in report
+    assert result["controller"]["queries"] and (tmp_path / "controller_bench.json").is_file()
