@@ -48,7 +48,9 @@ class Engine:
                     try:
                         from medeventgraph.nlp import NotePipeline
 
-                        self._notes = NotePipeline(max_note_chars=self.settings.max_note_chars)
+                        self._notes = NotePipeline(max_note_chars=self.settings.max_note_chars,
+                                                   cache_size=self.settings.note_cache_size,
+                                                   cache_chars=self.settings.note_cache_chars)
                     except ImportError as exc:
                         log.warning("note NLP unavailable (%s): notes are not read", type(exc).__name__)
             return self._notes

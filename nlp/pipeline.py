@@ -51,6 +51,10 @@ class NoteSentence:
     text: str
 
 
+def _text_chars(processed: ProcessedNote) -> int:
+    return len(processed.text)
+
+
 def _is_text(note: NoteText) -> bool:
     return not note.content_type or note.content_type.lower().startswith("text/")
 
@@ -64,6 +68,7 @@ class NotePipeline:
         max_note_chars: int = 200_000,
         sentence_splitter: str = DEFAULT_SPLITTER,
         cache_size: int = 2048,
+        cache_chars: int | None = None,
         copy_min_words: int = 4,
     ) -> None:
         if sentence_splitter not in SPLITTERS:
@@ -80,7 +85,8 @@ class NotePipeline:
         self.wordforms = WordForms()
         self.modifier_finder = ModifierFinder(self.nlp)
         self.time_finder = TimeFinder()
-        self.cache: NoteCache[ProcessedNote] = NoteCache(cache_size)
+        # cache_chars bounds the processed notes held by their text (~100-150 bytes per character)
+        self.cache: NoteCache[ProcessedNote] = NoteCache(cache_size, max_chars=cache_chars, chars=_text_chars)
         self._matchers: OrderedDict[tuple[TargetTerm, ...], TermMatcher] = OrderedDict()
         self._lock = threading.RLock()
 

@@ -103,7 +103,8 @@ def make_note_pipeline(settings: Settings):
         return None
     from medeventgraph.nlp import NotePipeline
 
-    return NotePipeline(max_note_chars=settings.max_note_chars)
+    return NotePipeline(max_note_chars=settings.max_note_chars, cache_size=settings.note_cache_size,
+                        cache_chars=settings.note_cache_chars)
 
 
 def index_for(record: PatientRecord, settings: Settings, notes=None) -> PatientIndex:

@@ -59,6 +59,10 @@ class Settings(BaseSettings):
     fhir_timeout_seconds: float = Field(default=10.0, gt=0)
     fhir_max_pages: int = Field(default=20, ge=1)
     graph_cache_size: int = Field(default=32, ge=1)
+    # processed notes kept (nlp/cache.py): at most this many, and this many characters of text
+    # (~100-150 bytes of memory each: 2M characters ~ 0.2-0.3 GB, the notes of ~37 Synthea records)
+    note_cache_size: int = Field(default=2048, ge=0)
+    note_cache_chars: int = Field(default=2_000_000, ge=0)
     # work per hook call (cds_hooks/work.py): past the deadline the call answers 503 and its
     # computation stops at its next stage; at most verify_workers computations run at once
     request_deadline_seconds: float = Field(default=20.0, gt=0, le=600)
