@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING
@@ -26,11 +27,12 @@ from medeventgraph.settings import Settings
 if TYPE_CHECKING:
     from medeventgraph.nlp import NotePipeline
 
-__all__ = ["CONTIGUITY_GAP", "PatientIndex", "build_index", "encounter_periods", "episodes_of"]
+__all__ = ["CONTIGUITY_GAP", "MENTION_CACHE_SIZE", "PatientIndex", "build_index", "encounter_periods", "episodes_of"]
 
 # Encounters that follow each other within this gap form one episode when no EpisodeOfCare
 # or Encounter.partOf says otherwise (e.g. ED visit then inpatient admission).
 CONTIGUITY_GAP = timedelta(hours=24)
+MENTION_CACHE_SIZE = 64  # query term sets whose note mentions one index keeps
 
 # SNOMED CT displays end in a semantic tag ("Sepsis (disorder)") that notes do not repeat.
 _SEMANTIC_TAG = re.compile(r"\s*\([a-z /]+\)\s*$")
@@ -54,6 +56,7 @@ class PatientIndex:
     validation: dict[str, list] = field(default_factory=dict)  # cited resource -> fhir.resources issues
     _mention_cache: dict[tuple[tuple[str, str, str], ...], list[Occurrence]] = field(default_factory=dict)
     _content_hash: str | None = field(default=None, repr=False)
+    _mention_lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
     def content_hash(self) -> str:
@@ -72,13 +75,20 @@ class PatientIndex:
         if self.notes is None or not self.documents or not terms:
             return []
         key = tuple(sorted((lit, con, kind or "") for lit, con, kind in terms))
-        if key not in self._mention_cache:
+        cached = self._mention_cache.get(key)
+        if cached is None:
             from medeventgraph.nlp import TargetTerm
 
             targets = [TargetTerm(lit, con, Kind(kind) if kind else None, "query") for lit, con, kind in terms]
             found = self.notes.mentions(list(self.documents.values()), targets, encounter_periods(self.record.occurrences))
-            self._mention_cache[key] = [m for m in found if m.id not in self.occurrences]
-        return self._mention_cache[key]
+            cached = [m for m in found if m.id not in self.occurrences]
+            # bounded: a cached index (a chart in use) asked ever new questions would grow without end;
+            # the oldest question's mentions go first (recomputed, identically, if it comes back)
+            with self._mention_lock:
+                while len(self._mention_cache) >= MENTION_CACHE_SIZE:
+                    del self._mention_cache[next(iter(self._mention_cache))]
+                self._mention_cache[key] = cached
+        return cached
 
 
 def encounter_periods(occurrences: list[Occurrence]) -> dict[str, EventTime]:
