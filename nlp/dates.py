@@ -49,6 +49,10 @@ _AGO = re.compile(r"\b(?P<n>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|
                   r"(?P<unit>hours?|hrs?|days?|months?|years?|yrs?)\s+ago\b", re.IGNORECASE)
 _WORDS = re.compile(r"\b(?P<w>yesterday|today|this morning|last night|tonight)\b", re.IGNORECASE)
 _CLAUSE = re.compile(r"\band\b|\bbut\b|[,;]", re.IGNORECASE)
+# A time never crosses a word that orders two events: in "started on Augmentin, and then three
+# days prior to admission was given Rocephin" the time is Rocephin's, not Augmentin's.
+_SEQUENCE = re.compile(r"\b(?:then|subsequently|later|afterwards?|thereafter|followed\s+by|after\s+which)\b",
+                       re.IGNORECASE)
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
             "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 
@@ -168,7 +172,8 @@ def nearest_time(
 ) -> TimeMention | None:
     """The time expression closest to the mention at [start, end) of the same sentence; with the
     sentence text, one in the mention's own clause wins ("placed on prednisone on 8/11/93 and
-    Cytoxan was started on 8/16/93": Cytoxan's time is 8/16/93)."""
+    Cytoxan was started on 8/16/93": Cytoxan's time is 8/16/93), and one across a sequence word
+    ("then", "subsequently", "later" ...) is another event's."""
     if not times:
         return None
 
@@ -182,4 +187,11 @@ def nearest_time(
         between = sentence[t.end:start] if t.end <= start else sentence[end:t.start] if t.start >= end else ""
         return _CLAUSE.search(between) is not None
 
-    return min(times, key=distance)
+    def _across_sequence(t: TimeMention) -> bool:
+        if sentence is None:
+            return False
+        between = sentence[t.end:start] if t.end <= start else sentence[end:t.start] if t.start >= end else ""
+        return _SEQUENCE.search(between) is not None
+
+    usable = [t for t in times if not _across_sequence(t)]
+    return min(usable, key=distance) if usable else None

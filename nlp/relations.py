@@ -35,6 +35,7 @@ class OrderRule:
     order: Order
     cue: re.Pattern[str]
     first_lead: re.Pattern[str] | None = None  # words that must end right before the first mention ("on X when Y")
+    across_commas: bool = False  # before_second: the cue may follow clauses after the first mention
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +84,8 @@ def _order_rules(raw: dict) -> OrderRules:
         if r["position"] not in Position.__args__ or r["order"] not in Order.__args__:  # type: ignore[attr-defined]
             raise ValueError(f"order rule {r['id']}: unknown position or order")
         lead = re.compile(rf"(?:^|[\s,(])(?:{r['first_lead']})\s+$", re.IGNORECASE) if r.get("first_lead") else None
-        rules.append(OrderRule(str(r["id"]), r["position"], r["order"], re.compile(r["cue"], re.IGNORECASE), lead))
+        rules.append(OrderRule(str(r["id"]), r["position"], r["order"], re.compile(r["cue"], re.IGNORECASE), lead,
+                               bool(r.get("across_commas", False))))
     return OrderRules(int(raw["max_between_words"]), int(raw["max_words_before_cue"]), str(raw["fillers"]),
                       tuple(rules))
 
@@ -122,19 +124,28 @@ def _match(rule: OrderRule, rules: OrderRules, text: str, first, second, between
             return None
         lead = between[: m.start("cue")]
         commas = [i for i, ch in enumerate(lead) if ch == ","]
-        if len(_WORD.findall(lead)) > rules.max_words_before_cue or any(
-                not re.match(r",\s*which\b", between[i:], re.IGNORECASE) for i in commas):
+        if len(_WORD.findall(lead)) > rules.max_words_before_cue or (not rule.across_commas and any(
+                not re.match(r",\s*which\b", between[i:], re.IGNORECASE) for i in commas)):
             return None  # the cue belongs to another clause than the first mention's
         return (base + m.start("cue"), base + m.end("cue"))
     if rule.position == "between":
-        if breaks or len(_WORD.findall(between)) > rules.max_between_words:
+        # Up to max_between_words words in all, or a cue that opens the second mention's clause:
+        # at most max_between_words words and no clause break from the cue to it, and as many
+        # from the first mention to the cue ("X, which caused loose stools, and then three days
+        # prior to admission was given daily 1 g Y").
+        if breaks:
             return None
         if rule.first_lead is not None:
             sentence_start = max([e + 1 for e in _ends(text[: first[0]])], default=0)
             if rule.first_lead.search(text[sentence_start:first[0]]) is None:
                 return None
-        m = re.search(rf"(?<![\w-])(?:{rule.cue.pattern})(?![\w-])", between, re.IGNORECASE)
-        return (base + m.start(), base + m.end()) if m else None
+        short = len(_WORD.findall(between)) <= rules.max_between_words
+        for m in re.finditer(rf"(?<![\w-])(?:{rule.cue.pattern})(?![\w-])", between, re.IGNORECASE):
+            rest = between[m.end():]
+            if short or (len(_WORD.findall(between[:m.start()])) <= rules.max_between_words
+                         and len(_WORD.findall(rest)) <= rules.max_between_words and not re.search(r"[,;:()]", rest)):
+                return (base + m.start(), base + m.end())
+        return None
     if rule.position == "before_first":
         if breaks or len(_WORD.findall(between)) > rules.max_between_words:
             return None

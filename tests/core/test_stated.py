@@ -90,6 +90,10 @@ def test_negated_or_hypothetical_mentions_never_ground_a_stated_order(note_pipel
     assert not any(e.kind == "relation" and e.polarity == "supports" for e in v.evidence)
 
 
+_SWITCHED = ("She was first started on Avelox, but had a reaction, switched to Augmentin, which caused loose stools, "
+             "and then three days prior to admission was given daily 1 g Rocephin and started on azithromycin.")
+
+
 @pytest.mark.parametrize(
     ("sentence", "earlier", "later", "cue"),
     [
@@ -108,6 +112,11 @@ def test_negated_or_hypothetical_mentions_never_ground_a_stated_order(note_pipel
          "Rocephin", "shortly after"),
         (("The patient also noted with poorly controlled atrial fibrillation.  The patient subsequently "
           "received diltiazem"), "atrial fibrillation", "diltiazem", "subsequently"),
+        # mts-3898 (real): a switch leaves the drug named before it, across the clause between;
+        # "and then" opens the second drug's clause, however long the clause after the first.
+        (_SWITCHED, "Avelox", "Augmentin", "switched to"),
+        (_SWITCHED, "Augmentin", "Rocephin", "and then"),
+        ("He was on lisinopril, which was changed to losartan.", "lisinopril", "losartan", "was changed to"),
     ],
 )
 def test_each_cue_reads_its_order(sentence, earlier, later, cue):
@@ -125,6 +134,9 @@ def test_each_cue_reads_its_order(sentence, earlier, later, cue):
         # real (mts-3856): "shortly after the intubation" dates the Rocephin, not the sepsis concern
         (("Because of concern regarding pneumonia or sepsis, the patient received one gram of Rocephin "
           "intravenously shortly after the intubation."), "sepsis", "intubation"),
+        # a "then" that does not open the second mention's clause relates nothing over a long gap
+        (("She was given vancomycin for the line infection, and then her fever settled over the following "
+          "week, after a long and difficult course in the unit, with some AKI"), "vancomycin", "AKI"),
     ],
 )
 def test_narrative_order_is_not_time_order(sentence, x, y):

@@ -107,6 +107,21 @@ def test_a_mention_takes_the_time_of_its_own_clause(finder):
         assert best is not None and best.time.start.date().isoformat() == day
 
 
+def test_a_time_never_crosses_a_sequence_word(finder):
+    """mts-3898 (real): the time after "and then" is the Rocephin's; Avelox and Augmentin came before it."""
+    from medeventgraph.nlp.dates import nearest_time
+
+    sentence = ("She was first started on Avelox, but had a reaction, switched to Augmentin, which caused loose "
+                "stools, and then three days prior to admission was given daily 1 g Rocephin and started on "
+                "azithromycin.")
+    times = list(finder.find(sentence, ANCHORS))
+    assert times
+    for word, timed in (("Avelox", False), ("Augmentin", False), ("Rocephin", True)):
+        start = sentence.index(word)
+        best = nearest_time(times, start, start + len(word), sentence)
+        assert (best is not None) is timed, word
+
+
 @pytest.mark.parametrize("note", [datetime(1, 1, 1, 5, tzinfo=UTC), datetime(9999, 12, 31, 23, tzinfo=UTC)])
 def test_an_anchor_at_the_ends_of_the_calendar_gives_no_time_not_an_error(finder, note):
     # "yesterday" before year 1, "the next morning" after 9999: nothing the calendar can hold
