@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
+from medeventgraph.batch import json_line
 from medeventgraph.cds_hooks.watchlist import WatchList
 from medeventgraph.core.query import VerificationQuery
 from medeventgraph.outcome import InputError, Issue
@@ -58,12 +59,7 @@ def _from_jsonl(text: str, name: str) -> list[WatchItem]:
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            raw = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            raise InputError(Issue("error", "structure", f"{name} line {n}: malformed JSON")) from None
-        if not isinstance(raw, dict):
-            raise InputError(Issue("error", "structure", f"{name} line {n}: expected a JSON object"))
+        raw = json_line(line, f"{name} line {n}")
         qid = str(raw.get("id") or f"line-{n}")
         question: str | None = None
         try:
