@@ -91,6 +91,9 @@ class _SessionMemory(threading.Thread):
         self.largest_cmd = ""
         self.cpu_ticks: dict[str, int] = {}
         self.cpu_series: list[tuple[float, float]] = []  # (time.time(), session CPU seconds so far)
+        self.names: dict[str, str] = {}  # pid -> its process name, as last seen (Ray renames its workers)
+        self.ticks_series: list[tuple[float, dict[str, int]]] = []  # (time.time(), ticks per pid so far)
+        self.total_series: list[tuple[float, int]] = []  # (time.time(), session resident kB)
 
     def run(self) -> None:
         tick = os.sysconf("SC_CLK_TCK")
@@ -107,37 +110,68 @@ class _SessionMemory(threading.Thread):
                 except (OSError, ValueError, IndexError, StopIteration):
                     continue
                 self.cpu_ticks[pid] = int(fields[11]) + int(fields[12])  # utime + stime
+                self.names[pid] = stat[stat.find("(") + 1:stat.rfind(")")]
                 total += rss
                 if rss > self.largest_kb:
-                    self.largest_kb = rss
-                    self.largest_cmd = stat[stat.find("(") + 1:stat.rfind(")")]
+                    self.largest_kb, self.largest_cmd = rss, self.names[pid]
+            now = time.time()
             self.total_kb = max(self.total_kb, total)
-            self.cpu_series.append((time.time(), sum(self.cpu_ticks.values()) / tick))
+            self.total_series.append((now, total))
+            self.cpu_series.append((now, sum(self.cpu_ticks.values()) / tick))
+            self.ticks_series.append((now, dict(self.cpu_ticks)))
 
     def cpu_at(self, when: float) -> float:
         return max((cpu for t, cpu in self.cpu_series if t <= when), default=0.0)
 
+    def cpu_by_name(self, start: float, end: float) -> dict[str, float]:
+        """CPU seconds each kind of process (by name) used between `start` and `end`."""
+        def at(when: float) -> dict[str, int]:
+            return next((ticks for t, ticks in reversed(self.ticks_series) if t <= when), {})
+        before, after = at(start), at(end)
+        tick = os.sysconf("SC_CLK_TCK")
+        used: dict[str, float] = {}
+        for pid, ticks in after.items():
+            name = _role(self.names.get(pid, "?"))
+            used[name] = used.get(name, 0.0) + (ticks - before.get(pid, 0)) / tick
+        return dict(sorted(used.items(), key=lambda kv: -kv[1]))
 
-def _first_burst(stamps: list[float]) -> int:
-    """Patients in the first burst of results (Ray hands back a block of patients at once)."""
-    return next((i for i in range(1, len(stamps)) if stamps[i] - stamps[i - 1] > 0.25), len(stamps))
+
+def _role(name: str) -> str:
+    """A process name without what varies per run (Ray's actor names carry ids)."""
+    return "ray::MapWorker" if name.startswith("ray::MapWorker") else name
 
 
-def _steady(stamps: list[float]) -> float | None:
-    """Patients/s after the first burst."""
+def _warm(entries: list[tuple[float, int]]) -> int:
+    """Results up to the moment every worker is warm: the first result of the last worker to
+    deliver one, and the rest of that burst (Ray hands back a block of patients at once). Before
+    it, some worker is still starting (building its note pipeline: seconds of CPU that are not a
+    patient's cost, and a rate that one worker alone sets)."""
+    stamps = [t for t, _ in entries]
     if len(stamps) < 3:
+        return len(stamps)
+    firsts: dict[int, float] = {}
+    for t, worker in entries:
+        firsts.setdefault(worker, t)
+    warm = max(firsts.values())
+    i = next(i for i, t in enumerate(stamps) if t >= warm) + 1
+    while i < len(stamps) and stamps[i] - stamps[i - 1] <= 0.25:
+        i += 1
+    return i
+
+
+def _steady(entries: list[tuple[float, int]]) -> float | None:
+    """Patients/s once every worker is warm."""
+    first, stamps = _warm(entries), [t for t, _ in entries]
+    if first >= len(stamps):
         return None
-    first = _first_burst(stamps)
     span = stamps[-1] - stamps[first - 1]
-    return (len(stamps) - first) / span if span > 0 and first < len(stamps) else None
+    return (len(stamps) - first) / span if span > 0 else None
 
 
-def _steady_cpu(stamps: list[float], sampler: _SessionMemory) -> float | None:
-    """Session CPU seconds per patient after the first burst: what a patient costs, whatever the load."""
-    first = _first_burst(stamps) if len(stamps) >= 3 else len(stamps)
-    if first >= len(stamps) or not sampler.cpu_series:
-        return None
-    return (sampler.cpu_at(stamps[-1] + 0.3) - sampler.cpu_at(stamps[first - 1])) / (len(stamps) - first)
+def _steady_window(entries: list[tuple[float, int]]) -> tuple[float, float, int] | None:
+    """(start, end, patients) of the steady part, for the CPU figures."""
+    first, stamps = _warm(entries), [t for t, _ in entries]
+    return None if first >= len(stamps) else (stamps[first - 1], stamps[-1] + 0.3, len(stamps) - first)
 
 
 def _run(export: Path, out: Path, engine: str, workers: int, extra: list[str]) -> dict[str, Any]:
@@ -162,14 +196,23 @@ def _run(export: Path, out: Path, engine: str, workers: int, extra: list[str]) -
     if os.waitstatus_to_exitcode(status) != 0:
         tail = log_path.read_text(errors="replace").strip().splitlines()[-1:]
         raise RuntimeError(f"exit {os.waitstatus_to_exitcode(status)}: {tail[0][:300] if tail else 'no output'}")
-    stamps = sorted(orjson.loads(ln)["at"] for ln in (out / "journal.ndjson").read_bytes().splitlines() if ln)
-    n, steady, cpu = len(stamps), _steady(stamps), _steady_cpu(stamps, sampler)
+    journal = [orjson.loads(ln) for ln in (out / "journal.ndjson").read_bytes().splitlines() if ln]
+    entries = sorted((e["at"], e.get("worker", 0)) for e in journal)
+    n, steady, window = len(entries), _steady(entries), _steady_window(entries)
+    cpu, by_process = None, {}
+    if window is not None and sampler.cpu_series:
+        start, end, counted = window
+        cpu = (sampler.cpu_at(end) - sampler.cpu_at(start)) / counted
+        by_process = {name: round(sec / counted, 4) for name, sec in sampler.cpu_by_name(start, end).items()
+                      if sec > 0}
     return {"engine": engine, "workers": workers, "patients": n, "wall_seconds": round(wall, 2),
             "patients_per_s": round(n / wall, 3), "steady_patients_per_s": round(steady, 3) if steady else None,
             "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),  # the CLI and the children it waited for
             "largest_process_mb": round(sampler.largest_kb / 1024, 1), "largest_process": sampler.largest_cmd,
             "session_total_mb": round(sampler.total_kb / 1024, 1), "load_average_after": _load(),
-            "steady_cpu_seconds_per_patient": round(cpu, 3) if cpu else None}
+            "steady_cpu_seconds_per_patient": round(cpu, 3) if cpu else None,
+            "steady_cpu_seconds_per_patient_by_process": by_process,
+            "steady_patients": window[2] if window else 0, "workers_seen": len({w for _, w in entries})}
 
 
 def _wait(pid: int, deadline: float) -> tuple[int | None, Any]:

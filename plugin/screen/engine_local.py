@@ -11,10 +11,9 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from medeventgraph.api import make_note_pipeline
 from medeventgraph.settings import Settings
 
-from .patient import PatientResult, PatientRow, Screener
+from .patient import PatientResult, PatientRow, Screener, worker_screener
 from .plan import connect, shared_resources
 from .regroup import patient_groups
 from .watch import WatchItem
@@ -25,7 +24,7 @@ _worker: dict[str, Screener] = {}  # one Screener per worker process, set by its
 
 
 def _init(items: list[WatchItem], settings: Settings, shared: dict[str, bytes]) -> None:
-    _worker["screener"] = Screener(items, settings, make_note_pipeline(settings), shared)
+    _worker["screener"] = worker_screener(items, settings, shared)
 
 
 def _screen(patient: str, rows: list[tuple[str, str | None, str, bytes]]) -> PatientResult:
@@ -41,7 +40,7 @@ def run_local(spool: Path, work: Path, todo: list[str], items: list[WatchItem], 
         con.close()
     groups = patient_groups(spool, todo)
     if workers <= 1:
-        screener = Screener(items, settings, make_note_pipeline(settings), shared)
+        screener = worker_screener(items, settings, shared)
         for patient, rows in groups:
             emit(screener.screen(patient, [PatientRow(*r) for r in rows]))
         return

@@ -49,11 +49,9 @@ class _ScreenGroup:
     """A Ray Data callable class: constructed once per actor, called once per patient group."""
 
     def __init__(self, items: list[WatchItem], settings: Settings, shared: dict[str, bytes]):
-        from medeventgraph.api import make_note_pipeline
+        from .patient import worker_screener
 
-        from .patient import Screener
-
-        self.screener = Screener(items, settings, make_note_pipeline(settings), shared)
+        self.screener = worker_screener(items, settings, shared)
 
     def __call__(self, group: pa.Table) -> dict[str, list[Any]]:
         cols = group.to_pydict()
@@ -61,7 +59,7 @@ class _ScreenGroup:
         rows = [PatientRow(k, u, loc, j) for k, u, loc, j in
                 zip(cols["key"], cols["full_url"], cols["loc"], cols["json"], strict=True)]
         result = self.screener.screen(patient, rows)
-        payload = orjson.dumps({"lines": result.lines, "issues": result.issues})
+        payload = orjson.dumps({"lines": result.lines, "issues": result.issues, "worker": result.worker})
         return {"patient": [patient], "payload": [payload]}
 
 
@@ -87,4 +85,4 @@ def run_ray(spool: Path, rows: int, todo: list[str], items: list[WatchItem], set
         fn_constructor_kwargs={"items": items, "settings": settings, "shared": shared})
     for row in out.iter_rows():
         data = orjson.loads(row["payload"])
-        emit(PatientResult(row["patient"], tuple(data["lines"]), tuple(data["issues"])))
+        emit(PatientResult(row["patient"], tuple(data["lines"]), tuple(data["issues"]), data["worker"]))

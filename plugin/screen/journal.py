@@ -67,7 +67,8 @@ class Journal:
         _write_all(self._verdicts, block)
         os.fsync(self._verdicts)
         end = os.fstat(self._verdicts).st_size
-        entry = {"patient": result.patient, "end": end, "issues": list(result.issues), "at": time.time()}
+        entry = {"patient": result.patient, "end": end, "issues": list(result.issues), "at": time.time(),
+                 "worker": result.worker}
         _write_all(self._journal, orjson.dumps(entry) + b"\n")
         self.done.add(result.patient)
         self.issue_count += len(result.issues)
