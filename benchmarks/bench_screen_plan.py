@@ -35,7 +35,7 @@ def million_plan(result: dict[str, Any], patients: int = 1_000_000, hours: float
     rate = row["steady_patients_per_s"] or row["patients_per_s"]
     per_worker = rate / row["workers"]
     workers = math.ceil(patients / (per_worker * hours * 3600))
-    per_worker_mb = max(m["peak_rss_mb"] for m in memory)
+    per_worker_mb = max(m["session_total_mb"] for m in memory)
     ray_actor_mb = max((r["largest_process_mb"] for r in _ok(result["throughput"]) if r["engine"] == "ray"),
                        default=None)
     nodes = math.ceil(workers / CORES_PER_NODE)
@@ -70,24 +70,51 @@ def _throughput(result: dict[str, Any]) -> list[str]:
                       f"({ray2.get('steady_ratio_to_local_1')}x against local 1 worker), which {met} the "
                       f"{SPEEDUP_TARGET}x target at load average {ray2['load_average_after']} "
                       f"(1, 5, 15 min) on {result['cpus']} CPUs.")]
-    lines += _cpu_bound(result)
+    machine = result.get("machine")
+    if machine:
+        lines += ["", (f"The machine itself, in the same run ({machine['what']}): {machine['throughput_ratio']}x "
+                       f"the throughput, {machine['cpu_per_work_ratio']}x the CPU per unit of work, at load average "
+                       f"{machine['load_average_after']}.")]
+    lines += _by_process(result) + _cpu_bound(result)
+    return lines
+
+
+def _by_process(result: dict[str, Any]) -> list[str]:
+    """Where the steady CPU goes, per kind of process (s/patient)."""
+    runs = [r for r in _ok(result["throughput"]) if r.get("steady_cpu_seconds_per_patient_by_process")]
+    if not runs:
+        return []
+    lines = ["", ("Steady CPU seconds per patient by process (after every worker's first result; `python` is the "
+                  "CLI, and for the local engine also its workers):"), ""]
+    for r in runs:
+        kinds = list(r["steady_cpu_seconds_per_patient_by_process"].items())[:6]
+        parts = ", ".join(f"{name} {sec}" for name, sec in kinds)
+        lines.append(f"- {r['engine']} x{r['workers']} ({r.get('steady_patients')} patients): {parts}")
     return lines
 
 
 def _cpu_bound(result: dict[str, Any]) -> list[str]:
-    """What the measured CPU cost per patient allows on an idle machine (wall time on a shared one
-    says more about the other users than about the engine)."""
+    """What the measured CPU costs allow on an idle machine (wall time on a shared one says more
+    about the other users than about the engine): 1 actor runs at most 1/a1 patients/s (its own
+    CPU per patient a1); 2 actors at most (cores - O)/a2, O being the CPU the rest of the run (the
+    driver, Ray's daemons) takes per second, which polls at a fixed rate whatever the patients."""
     runs = {(r["engine"], r["workers"]): r for r in _ok(result["throughput"])}
     one, two = runs.get(("ray", 1)), runs.get(("ray", 2))
-    if not (one and two and one.get("steady_cpu_seconds_per_patient") and two.get("steady_cpu_seconds_per_patient")):
+    if not (one and two and two.get("steady_patients_per_s")):
         return []
-    c1, c2 = one["steady_cpu_seconds_per_patient"], two["steady_cpu_seconds_per_patient"]
+    a1 = (one.get("steady_cpu_seconds_per_patient_by_process") or {}).get("ray::MapWorker")
+    a2 = (two.get("steady_cpu_seconds_per_patient_by_process") or {}).get("ray::MapWorker")
+    c2 = two.get("steady_cpu_seconds_per_patient")
+    if not (a1 and a2 and c2):
+        return []
     cores = min(2, result["cpus"] or 1)
-    bound = round(min(2.0, cores * c1 / c2), 2)
-    lines = ["", (f"CPU cost per patient (all processes of the run, after the first results): {c1} s with 1 Ray "
-                  f"actor, {c2} s with 2; with {cores} idle cores that allows min(2, {cores} x {c1} / {c2}) = "
-                  f"{bound}x for 2 actors against 1 (the {SPEEDUP_TARGET}x target needs the 2-actor cost within "
-                  f"{round(cores / SPEEDUP_TARGET, 2)}x of the 1-actor cost).")]
+    rest = round((c2 - a2) * two["steady_patients_per_s"], 3)
+    bound = round(min(float(cores), (cores - rest) * a1 / a2), 2)
+    lines = ["", (f"What this allows on {cores} idle cores: 1 Ray actor spends {a1} CPU s per patient; with 2, each "
+                  f"spends {a2} and the rest of the run (driver, Ray's daemons) {round(c2 - a2, 4)} s per patient "
+                  f"at {two['steady_patients_per_s']} patients/s, i.e. {rest} of a core, so 2 actors against 1 "
+                  f"can reach at most ({cores} - {rest}) x {a1} / {a2} = {bound}x "
+                  f"({'at or above' if bound >= SPEEDUP_TARGET else 'below'} the {SPEEDUP_TARGET}x target).")]
     if result.get("sched_autogroup") and max(result["load_average_at_start"][:1]) > (result["cpus"] or 1):
         lines.append("The kernel shares the CPU per session (sched_autogroup) and the machine was loaded: the "
                       "processes of one run share one session's slice, so wall-clock ratios here understate what "
@@ -95,12 +122,28 @@ def _cpu_bound(result: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _phase_cell(m: dict[str, Any]) -> str:
+    phases = m.get("session_peak_mb_by_phase") or {}
+    return ", ".join(f"{name} {mb}" for name, mb in phases.items()) or "—"
+
+
 def _memory(result: dict[str, Any]) -> list[str]:
-    lines = [("| population | patients | screened | peak RSS MB (local, 1 worker) | ratio to 1x | spool bytes/patient | "
-             "error |"), "|---|---|---|---|---|---|---|"]
+    lines = [("| population | patients | screened | peak resident MB, whole run (local, 1 worker) | ratio to 1x | "
+              "peak in phase | largest process at the peak | peak MB by phase | spool bytes/patient | error |"),
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for m in result["memory"]:
-        lines.append(f"| {m['factor']}x | {m['population']} | {_cell(m, 'patients')} | {_cell(m, 'peak_rss_mb')} | "
-                     f"{_cell(m, 'rss_ratio_to_1x')} | {m['spool_bytes_per_patient']} | {_cell(m, 'error')} |")
+        top = m.get("session_peak_largest_process") or {}
+        lines.append(f"| {m['factor']}x | {m['population']} | {_cell(m, 'patients')} | {_cell(m, 'session_total_mb')} | "
+                     f"{_cell(m, 'rss_ratio_to_1x')} | {_cell(m, 'session_peak_phase')} | "
+                     f"{top.get('name', '—')} {top.get('mb', '')} | {_phase_cell(m)} | {m['spool_bytes_per_patient']} | "
+                     f"{_cell(m, 'error')} |")
+    sample = result.get("memory_sample")
+    lines += ["", ("Every row screens the whole population." if sample is None and not result.get("quick") else
+                   f"Each row screens {sample or 3} patients spread over all the copies; the spool, the regrouping "
+                   "and the plan cover the whole population."),
+              ("Peak resident memory is the largest sum of VmRSS over every process of the run, sampled every "
+               "0.25 s from /proc (not os.wait4's ru_maxrss: a child started by vfork and exec inherits its "
+               "parent's high-water mark, so it reported the benchmark process's own peak for every run).")]
     ok = _ok(result["memory"])
     if len(ok) > 1:
         growth = ok[-1]["rss_ratio_to_1x"]
@@ -121,7 +164,7 @@ def _plan(m: dict[str, Any]) -> list[str]:
         f"{m['target_hours']} x 3600)) = {m['workers']} Ray actors (one per core), finishing in "
         f"{m['hours_at_that_size']} h;"),
         (f"- memory per worker: {m['memory_per_worker_mb']} MB (the largest local 1-worker peak above, which "
-        "also holds the driver's regrouping; it depends on the largest patient, not on the population); "
+        "also holds the spool pass and the regrouping; it depends on the largest patient, not on the population); "
         f"the largest single process of the Ray runs was {m['ray_largest_process_mb']} MB;"),
         (f"- cluster: {m['nodes']} nodes of {m['cores_per_node']} cores, each needing about "
         f"{m['memory_per_node_gb']} GB for its actors, plus Ray's object store for the shuffle;"),
