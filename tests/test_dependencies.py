@@ -16,7 +16,8 @@ from importlib.metadata import packages_distributions
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SOURCE_DIRS = ("plugin", "core", "fhir_adapters", "nlp", "cds_hooks", "benchmarks")
+SOURCE_DIRS = (  # tests too: their imports must install from the test extra
+    "plugin", "core", "fhir_adapters", "nlp", "cds_hooks", "benchmarks", "tests")
 
 
 def _canonical(name: str) -> str:
