@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import copy
 import gc
+import re
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -21,16 +22,14 @@ import orjson
 from common import summary
 from medeventgraph.app import serving
 from medeventgraph.cds_hooks import create_app
+from medeventgraph.cds_hooks.prefetch import PATIENT_PREFETCH
 from medeventgraph.settings import Settings
 from queries import make_queries
 
 __all__ = ["bench_hook", "prefetch_for", "serve"]
 
-PREFETCH_TYPES = {
-    "patient": "Patient", "encounters": "Encounter", "observations": "Observation",
-    "medicationAdministrations": "MedicationAdministration", "medicationRequests": "MedicationRequest",
-    "conditions": "Condition", "procedures": "Procedure", "documents": "DocumentReference",
-}
+# prefetch key -> resource type, read from the service's own templates
+PREFETCH_TYPES = {key: re.split(r"[/?]", template, maxsplit=1)[0] for key, template in PATIENT_PREFETCH.items()}
 PATIENT_VIEW = "medeventgraph-patient-view"
 VERIFY = "medeventgraph-verify"
 

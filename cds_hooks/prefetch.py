@@ -27,7 +27,10 @@ __all__ = ["PATIENT_PREFETCH", "PatientData", "check_shapes", "content_hash", "g
 
 log = logging.getLogger("medeventgraph.cds_hooks")
 
-# What every MedEventGraph service reads: the patient's record by resource type.
+# What every MedEventGraph service reads: the patient's record by resource type, every type the
+# record adapters map (fhir_adapters.mappers), so each action (dispensed, reported, a procedure
+# ordered) and each kind of note (DiagnosticReport.presentedForm, Composition) can be grounded.
+# `patient` is an R4 search parameter of every type searched here.
 PATIENT_PREFETCH: dict[str, str] = {
     "patient": "Patient/{{context.patientId}}",
     "encounters": "Encounter?patient={{context.patientId}}",
@@ -37,6 +40,11 @@ PATIENT_PREFETCH: dict[str, str] = {
     "conditions": "Condition?patient={{context.patientId}}",
     "procedures": "Procedure?patient={{context.patientId}}",
     "documents": "DocumentReference?patient={{context.patientId}}",
+    "medicationDispenses": "MedicationDispense?patient={{context.patientId}}",
+    "medicationStatements": "MedicationStatement?patient={{context.patientId}}",
+    "serviceRequests": "ServiceRequest?patient={{context.patientId}}",
+    "diagnosticReports": "DiagnosticReport?patient={{context.patientId}}",
+    "compositions": "Composition?patient={{context.patientId}}",
 }
 
 _FHIR_ID = re.compile(r"[A-Za-z0-9\-.]{1,64}")

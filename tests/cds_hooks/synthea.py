@@ -3,21 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-# prefetch key -> resource type, as in cds_hooks.prefetch.PATIENT_PREFETCH
-PREFETCH_TYPES = {
-    "patient": "Patient",
-    "encounters": "Encounter",
-    "observations": "Observation",
-    "medicationAdministrations": "MedicationAdministration",
-    "medicationRequests": "MedicationRequest",
-    "conditions": "Condition",
-    "procedures": "Procedure",
-    "documents": "DocumentReference",
-}
+from medeventgraph.cds_hooks.prefetch import PATIENT_PREFETCH
+
+# prefetch key -> resource type, read from the service's own templates
+PREFETCH_TYPES = {key: re.split(r"[/?]", template, maxsplit=1)[0] for key, template in PATIENT_PREFETCH.items()}
 
 
 def _rewrite(node: Any, urn: dict[str, str]) -> None:

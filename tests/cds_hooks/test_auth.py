@@ -14,6 +14,7 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+from medeventgraph.cds_hooks.prefetch import PATIENT_PREFETCH
 from medeventgraph.cds_hooks.services import VERIFY
 from medeventgraph.cds_hooks.trust import load_trust_store
 
@@ -33,8 +34,7 @@ def minimal_body() -> dict:
     """A verify call that needs no FHIR server: every prefetch key present, empty (a missing key
     and no fhirServer would be 412)."""
     b = _body({"resourceType": "Patient", "id": "auth-1"})
-    for key in ("encounters", "observations", "medicationAdministrations", "medicationRequests", "conditions",
-                "procedures", "documents"):
+    for key in PATIENT_PREFETCH.keys() - {"patient"}:
         b["prefetch"][key] = {"resourceType": "Bundle", "type": "searchset", "entry": []}
     return b
 
@@ -154,9 +154,27 @@ def _signed(service, claims: dict, *, alg: str = "ES384", **headers) -> str:
     return jwt.encode(claims, key, algorithm=alg, headers={"kid": service.keys.kids[alg], **headers})
 
 
+def _token_values(token: str) -> list[str]:
+    """The token, its parts, and every header and claim value in it (string or number)."""
+    values = [token, *(part for part in token.split(".") if len(part) > 8)]
+    for part in token.split(".")[:2]:
+        try:
+            decoded = json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+        except ValueError:
+            continue
+        if isinstance(decoded, dict):
+            values.extend(str(v) for v in decoded.values()
+                          if isinstance(v, str | int | float) and not isinstance(v, bool) and len(str(v)) >= 4)
+    return values
+
+
 def _refused(service, token: str, reason: str, service_id: str = VERIFY) -> None:
-    out = assert_outcome(service.post(service_id, minimal_body(), token=token), 401)
+    resp = service.post(service_id, minimal_body(), token=token)
+    out = assert_outcome(resp, 401)
     assert reason in out["issue"][0]["diagnostics"], out
+    # Refusals name the rule, never the token: no part of it, no header or claim value.
+    leaked = [v for v in _token_values(token) if v in resp.text]
+    assert not leaked, (leaked, resp.text)
 
 
 def _hmac_token(header: dict, claims: dict, secret: bytes) -> str:

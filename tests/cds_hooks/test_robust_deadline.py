@@ -7,6 +7,7 @@ import threading
 import time
 from typing import Any
 
+from medeventgraph.cds_hooks.prefetch import PATIENT_PREFETCH
 from medeventgraph.cds_hooks.services import VERIFY
 
 from .conftest import assert_outcome
@@ -24,8 +25,7 @@ def _body(n: int) -> dict[str, Any]:
                           "code": {"text": f"creatinine {i % 50}"}, "valueQuantity": {"value": 1.0 + i % 7},
                           "effectiveDateTime": f"2015-{1 + i % 12:02d}-{1 + i % 28:02d}T06:00:00Z"}}
             for i in range(n)]
-    prefetch: dict[str, Any] = {key: {"resourceType": "Bundle", "entry": []} for key in (
-        "encounters", "medicationAdministrations", "medicationRequests", "conditions", "procedures", "documents")}
+    prefetch: dict[str, Any] = {key: {"resourceType": "Bundle", "entry": []} for key in PATIENT_PREFETCH}
     prefetch["patient"] = {"resourceType": "Patient", "id": PID}
     prefetch["observations"] = {"resourceType": "Bundle", "entry": rows}
     return {"hook": "medeventgraph-verify", "hookInstance": "slow", "context": {"patientId": PID, "query": QUERY},

@@ -3,6 +3,7 @@ locks out fresh tokens, and a replay is still refused."""
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 
@@ -40,7 +41,22 @@ def test_a_full_cache_still_accepts_fresh_tokens_and_refuses_replays():
     assert not cache.check_and_add(ISSUER, "flood-19999", exp=now + 3600 + 19_999, now=now)
 
 
-def test_over_http_many_accepted_tokens_never_lock_out_a_fresh_one(start_service):
+def test_a_full_cache_logs_one_warning_without_issuer_or_jti(caplog):
+    cache = ReplayCache(10)
+    with caplog.at_level(logging.WARNING, logger="medeventgraph.cds_hooks"):
+        for i in range(9):
+            cache.check_and_add(ISSUER, f"jti-under-{i}", exp=2e9 + i, now=1e9)
+        assert not caplog.records  # not full yet
+        for i in range(50):
+            cache.check_and_add(ISSUER, f"jti-flood-{i}", exp=2e9 + 100 + i, now=1e9)
+    [record] = [r for r in caplog.records if r.name == "medeventgraph.cds_hooks"]
+    text = record.getMessage()
+    assert record.levelno == logging.WARNING and "replay cache full (10 live tokens)" in text
+    assert "MEG_JWT_REPLAY_CACHE_SIZE" in text
+    assert ISSUER not in text and "jti-" not in text and "ehr.test" not in text
+
+
+def test_over_http_many_accepted_tokens_never_lock_out_a_fresh_one(start_service, caplog):
     svc = start_service(jwt_replay_cache_size=100)
     feedback = f"{svc.url(VERIFY)}/feedback"
     body = {"feedback": [{"card": str(uuid.uuid4()), "outcome": "accepted",
@@ -54,3 +70,6 @@ def test_over_http_many_accepted_tokens_never_lock_out_a_fresh_one(start_service
     assert svc.http.post(feedback, json=body, headers={"Authorization": f"Bearer {last}"}).status_code == 200
     out = assert_outcome(svc.http.post(feedback, json=body, headers={"Authorization": f"Bearer {last}"}), 401)
     assert "replay" in out["issue"][0]["diagnostics"]
+    # the service said the bound was reached, naming neither the issuer nor any jti
+    warnings = [r.getMessage() for r in caplog.records if "replay cache full" in r.getMessage()]
+    assert warnings and all(ISSUER not in w and "ehr.test" not in w for w in warnings)

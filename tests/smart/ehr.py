@@ -47,6 +47,7 @@ class FakeEhr:
     tokens: dict[str, Launch] = field(default_factory=dict)
     authorize_requests: list[dict[str, str]] = field(default_factory=list)
     token_errors: list[str] = field(default_factory=list)
+    failing_types: set[str] = field(default_factory=set)  # FHIR reads of these types answer 503 (an outage)
 
     @property
     def fhir_base(self) -> str:
@@ -137,6 +138,9 @@ class FakeEhr:
             if not auth.startswith("Bearer ") or auth[7:] not in ehr.tokens:
                 return JSONResponse({"resourceType": "OperationOutcome", "issue": [
                     {"severity": "error", "code": "login", "diagnostics": "token required"}]}, status_code=401)
+            if path.split("/", 1)[0] in ehr.failing_types:
+                return JSONResponse({"resourceType": "OperationOutcome", "issue": [
+                    {"severity": "error", "code": "transient", "diagnostics": "down"}]}, status_code=503)
             url = f"{ehr.upstream}/{path}" + (f"?{request.url.query}" if request.url.query else "")
             async with httpx.AsyncClient() as http:
                 resp = await http.get(url, headers={"Accept": "application/fhir+json"}, timeout=60)
