@@ -99,9 +99,9 @@ def worker_screener(items: list[WatchItem], settings: Settings, shared: Mapping[
     """A worker's Screener, its note pipeline built once; then the heap is frozen.
 
     The pipeline is a quarter of a million long-lived objects (vocabulary, matchers, rules) that
-    every full garbage collection would walk again: gc.freeze() moves them out of the collector's
-    reach, which measured 20-30% less CPU per patient (results/SCREEN.md). Nothing that decides a
-    verdict changes: frozen objects are only never collected, and they live for the worker anyway."""
+    every full garbage collection would walk again, for every patient: gc.freeze() moves them out
+    of the collector's reach. Nothing that decides a verdict changes: frozen objects are only never
+    collected, and they live as long as the worker anyway."""
     from medeventgraph.api import make_note_pipeline
 
     screener = Screener(items, settings, make_note_pipeline(settings), shared)
