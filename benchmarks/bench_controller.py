@@ -118,10 +118,10 @@ def markdown(result: dict) -> str:
     n = len(result["queries"])
     return "\n".join([
         "## Discovery controller against the simple path", "",
-        f"{n} queries (notes off), {result['repeat']} runs each, paths alternating in one run; "
+        (f"{n} queries (notes off), {result['repeat']} runs each, paths alternating in one run; "
         f"label, S+ and S- identical on both paths for {result['same_label_and_scores']} of {n}; the same "
         f"number of evidence items for {result['same_evidence_count']} of {n} (the controller fills a "
-        f"context budget around the deciding items; the simple path admits every grounded item).", "",
+        f"context budget around the deciding items; the simple path admits every grounded item)."), "",
         "| path | median ms | p95 ms | ratio of medians to simple |", "|---|---:|---:|---:|",
         f"| controller | {ctrl['median_ms']} | {ctrl['p95_ms']} | {ctrl['median_ms'] / simple['median_ms']:.1f} |",
         f"| simple | {simple['median_ms']} | {simple['p95_ms']} | 1.0 |", ""])
