@@ -23,7 +23,7 @@ from medeventgraph.core.binding import (
 )
 from medeventgraph.core.lexicon import ExpandedTerm, Lexicon, normalize_text
 from medeventgraph.core.query import EventSpec
-from medeventgraph.occurrence import Kind, Occurrence, Origin
+from medeventgraph.occurrence import Kind, Occurrence
 
 __all__ = ["Grounding", "Match", "display_text", "ground_event", "kind_allows", "term_pattern"]
 
@@ -80,11 +80,12 @@ def ground_event(
     action = event.effective_action
     # A condition the rules compute from values ("hyperkalemia": K > 5.5) is also grounded by
     # the derived findings whose rule indicates it (core.binding, basis derived-finding) - as a
-    # stand-in: where the record itself codes the condition, the recorded condition decides.
+    # stand-in: where the record names the condition itself (a Condition, a note mention), that
+    # decides, and the card cites the words that name it.
     indicated = (expanded.concepts if expanded is not None and event.kind in (None, "condition")
                  and not event.hidden else ())
     findings: list[Match] = []
-    recorded = False  # a structured Condition grounds the event
+    recorded = False  # a condition record or mention grounds the event
     for occ in occurrences:
         if indicated and occ.kind is Kind.DERIVED:
             found = derived_finding_basis(event, indicated, occ.kind, _codes(occ), occ.value, occ.derived_from)
@@ -102,7 +103,7 @@ def ground_event(
         match = _match_one(occ, codes, pattern, literal, expanded, displays, texts)
         if match is not None:
             matches.append(replace(match, basis=_basis(event.id, match, query_codes, expanded, lexicon)))
-            recorded = recorded or (occ.kind is Kind.CONDITION and occ.origin is Origin.STRUCTURED)
+            recorded = recorded or occ.kind is Kind.CONDITION
     if not recorded:
         matches.extend(findings)
     if literal and _HISTORY_ANY.search(literal):
