@@ -4,10 +4,13 @@
 deployment), so its resident memory (VmRSS) is the server's alone. N client threads, each with
 one keep-alive connection, call patient-view and verify on one Synthea record in turn; every
 FRESH_EVERY-th call of a client sends the record as a patient the service has not seen (a new
-content hash), so the index cache keeps turning over as in a clinic, not only serving one entry.
-Steady state from the first window on: before the clock starts, the warm-up fills the index
-cache (`graph_cache_size` fresh records), and the clients' fresh calls are staggered (client k
-sends its first one at call k mod FRESH_EVERY), so the first window has the same mix as the last.
+content hash), so the caches keep turning over as in a clinic, not only serving one entry.
+Steady state from the first window on: before the clock starts, the warm-up fills the service's
+bounded caches with fresh records — the index cache (`graph_cache_size` records) and the note
+cache (`note_cache_chars` characters of note text, `note_cache_size` notes) — and the clients'
+fresh calls are staggered (client k sends its first one at call k mod FRESH_EVERY), so the first
+window has the same mix as the last. What memory the caches take while filling is reported
+apart (`warmup`), so the windows show what the server does once they are full.
 A fresh record is the same size as the original (`bench_hook._fresh`), under the service's
 request limit (its default, `max_request_bytes` 8 MiB, checked before the run): the soak measures
 steady state, not the limit.
@@ -16,16 +19,20 @@ Every call must be answered: a call with no HTTP answer (reset, timeout, a dropp
 is counted under `unanswered` and, like any status but 200, in `errors`; `every_call_answered`
 and `errors_total` say it in soak.json.
 
-Reported as ratios of the last window to the first (window = a minute, or a quarter of a short
-run): latency median and p95, throughput, server RSS; and memory per request, the RSS change
-between the windows divided by the calls answered in between. Nothing here asserts a time.
+Reported per window (a minute, or a quarter of a short run) over the whole run: calls, latency,
+server RSS; as ratios of the last window to the first: latency median and p95, throughput, RSS;
+and memory per request, the RSS change between the first and last windows divided by the calls
+answered in between. The server inherits the environment (e.g. `MALLOC_ARENA_MAX=2` to compare
+glibc arenas; recorded under `server_env`). Nothing here asserts a time.
 
-    .venv/bin/python benchmarks/bench_soak.py [--seconds 120] [--clients 20] [--out results]
+    .venv/bin/python benchmarks/bench_soak.py [--seconds 120] [--clients 20] [--out results] [--name soak.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import math
 import os
 import socket
 import subprocess
@@ -46,6 +53,26 @@ __all__ = ["bench_soak"]
 FRESH_EVERY = 20  # with ~35 calls per client a minute, enough new records to turn the 32-entry cache over
 _SAMPLE_SECONDS = 0.5
 UNANSWERED = -1  # the status recorded for a call that got no HTTP answer
+_WARMUP_MAX = 200  # fresh records at most (a record with tiny notes would take thousands to fill the note cache)
+_ENV_SHOWN = ("MALLOC_ARENA_MAX", "MALLOC_TRIM_THRESHOLD_", "PYTHONMALLOC")  # recorded when set
+
+
+def _note_chars(prefetch: dict[str, Any]) -> int:
+    """Characters of note text in a prefetch (its attachments decoded): what the note cache weighs."""
+    return sum(len(base64.b64decode(c["attachment"]["data"]).decode("utf-8", "replace"))
+               for e in prefetch["documents"]["entry"] for c in e["resource"].get("content", [])
+               if isinstance(c.get("attachment", {}).get("data"), str))
+
+
+def warmup_records(settings: Settings, note_chars: int, notes: int, seconds: float) -> int:
+    """Fresh records that fill the index cache and the note cache (whichever of its bounds,
+    characters or notes, comes first), plus a few so both have turned over before the clock
+    starts; at most _WARMUP_MAX. A smoke run (under a minute) fills the index cache only."""
+    fill_notes = min(math.ceil(settings.note_cache_chars / note_chars) if note_chars else 0,
+                     math.ceil(settings.note_cache_size / notes) if notes else 0)
+    if seconds < 60:
+        return settings.graph_cache_size
+    return min(max(settings.graph_cache_size, fill_notes) + 4, _WARMUP_MAX)
 
 
 def _free_port() -> int:
@@ -98,6 +125,8 @@ def bench_soak(path: Path, seconds: float, clients: int, log=print) -> dict[str,
                   *(len(b) for b in warm.values()))
     if largest > limit:
         raise ValueError(f"soak bodies of {largest} bytes would exceed max_request_bytes {limit}")
+    settings = Settings()  # what `serve` runs with: the soak sets no MEG_ variables but the JWT ones
+    warm_n = warmup_records(settings, _note_chars(prefetch), len(prefetch["documents"]["entry"]), seconds)
     port = _free_port()
     base = f"http://127.0.0.1:{port}/cds-services"
     server = _start_server(port)
@@ -106,12 +135,15 @@ def bench_soak(path: Path, seconds: float, clients: int, log=print) -> dict[str,
     failures: dict[str, int] = {}
     lock = threading.Lock()
     try:
-        with httpx.Client(timeout=300) as http:  # warm-up: imports, note pipeline, a full index cache
+        rss_before_warmup = _rss_mb(server.pid)
+        warm_rss: list[float] = []
+        with httpx.Client(timeout=300) as http:  # warm-up: imports, note pipeline, full caches
             for service, body in warm.items():
                 http.post(f"{base}/{service}", content=body, headers={"Content-Type": "application/json"})
-            for k in range(Settings().graph_cache_size):
+            for k in range(warm_n):
                 http.post(f"{base}/{PATIENT_VIEW}", content=_body("patient-view", patient, _fresh(prefetch, k), None, k),
                           headers={"Content-Type": "application/json"})
+                warm_rss.append(_rss_mb(server.pid))
         start = time.monotonic()
         stop_at = start + seconds
         rss_at_start = _rss_mb(server.pid)
@@ -152,7 +184,9 @@ def bench_soak(path: Path, seconds: float, clients: int, log=print) -> dict[str,
         server.terminate()
         server.wait(timeout=60)
     width = min(60.0, seconds / 4)
-    first, last = _window(calls, rss, 0.0, width), _window(calls, rss, seconds - width, seconds)
+    edges = [i * width for i in range(int(seconds // width))] + [seconds - width]
+    windows = [_window(calls, rss, lo, lo + width) for lo in sorted(set(edges))]
+    first, last = windows[0], windows[-1]
     between = sum(1 for t, _, s in calls if width / 2 <= t < seconds - width / 2 and s == 200)
     statuses: dict[str, int] = {}
     for _, _, s in calls:
@@ -170,7 +204,17 @@ def bench_soak(path: Path, seconds: float, clients: int, log=print) -> dict[str,
         "max_request_bytes": limit, "largest_body_bytes": largest,
         "calls": len(calls), "statuses": statuses, "errors": errors, "errors_total": sum(errors.values()),
         "every_call_answered": statuses.get("unanswered", 0) == 0,
-        "transport_failures": failures, "rss_mb_at_start": round(rss_at_start, 1),
+        "transport_failures": failures, "server_env": {k: os.environ[k] for k in _ENV_SHOWN if k in os.environ},
+        "note_cache_size": settings.note_cache_size, "note_cache_chars": settings.note_cache_chars,
+        "graph_cache_size": settings.graph_cache_size, "record_note_chars": _note_chars(prefetch),
+        "warmup": {"fresh_records": warm_n, "rss_mb_before": round(rss_before_warmup, 1),
+                   "rss_mb_after": round(rss_at_start, 1),
+                   "rss_mb_every_8th_record": [round(m, 1) for m in warm_rss[::8]]},
+        "rss_mb_at_start": round(rss_at_start, 1),
+        "windows": [{"from_s": w["from_s"], "to_s": w["to_s"], "calls": w["calls"],
+                     "latency_median_s": w["latency_seconds"]["median"] if w["latency_seconds"] else None,
+                     "rss_mb_median": w["rss_mb"]["median"] if w["rss_mb"] else None,
+                     "rss_mb_max": w["rss_mb"]["max"] if w["rss_mb"] else None} for w in windows],
         "first_window": first, "last_window": last,
         "memory_per_request_kb": (round((last["rss_mb"]["median"] - first["rss_mb"]["median"]) * 1024 / between, 3)
                                   if first["rss_mb"] and last["rss_mb"] and between else None),
@@ -189,27 +233,43 @@ def markdown(result: dict[str, Any]) -> str:
     """The BENCH.md section, generated from the measured result."""
     r = result["ratio_last_to_first"]
     first, last = result["first_window"], result["last_window"]
+    warm = result.get("warmup")
 
     def ms(window: dict[str, Any], stat: str) -> str:
         return f"{window['latency_seconds'][stat] * 1e3:.0f}" if window["latency_seconds"] else "-"
 
-    return "\n".join([
+    lines = [
         "## Soak (memory and latency under load)", "",
         (f"{result['clients']} clients x {result['seconds']:g} s on `{result['bundle']}` (a fresh record every "
          f"{result['fresh_record_every']}th call per client, bodies up to {result['largest_body_bytes']} bytes "
          f"under the {result['max_request_bytes']}-byte request limit): {result['calls']} calls, statuses "
          f"{result['statuses']}; errors (any answer but 200, or none): {result['errors_total']}; every call "
          f"answered: {'yes' if result['every_call_answered'] else 'NO'}; transport failures "
-         f"{result['transport_failures'] or 'none'}."), "",
+         f"{result['transport_failures'] or 'none'}."
+         + (f" Server environment: {result['server_env']}." if result.get("server_env") else "")), ""]
+    if warm:
+        lines += [(f"Warm-up before the clock: {warm['fresh_records']} fresh records fill the bounded caches "
+                   f"(index cache `graph_cache_size` {result['graph_cache_size']} records; note cache "
+                   f"`note_cache_chars` {result['note_cache_chars']} characters / `note_cache_size` "
+                   f"{result['note_cache_size']} notes, this record has {result['record_note_chars']} characters "
+                   f"of notes): server RSS {warm['rss_mb_before']} MB -> {warm['rss_mb_after']} MB while they fill "
+                   f"(every 8th record: {warm['rss_mb_every_8th_record']}). That growth is the caches reaching "
+                   f"their bounds; the windows below are after it."), ""]
+    lines += [
         f"| window ({result['window_seconds']:g} s) | calls/s | latency p50 ms | p95 ms | server RSS MB |",
         "|---|---:|---:|---:|---:|",
         (f"| first | {first['calls_per_s']} | {ms(first, 'median')} | {ms(first, 'p95')} | "
-        f"{first['rss_mb']['median'] if first['rss_mb'] else '-'} |"),
+         f"{first['rss_mb']['median'] if first['rss_mb'] else '-'} |"),
         (f"| last | {last['calls_per_s']} | {ms(last, 'median')} | {ms(last, 'p95')} | "
-        f"{last['rss_mb']['median'] if last['rss_mb'] else '-'} |"),
+         f"{last['rss_mb']['median'] if last['rss_mb'] else '-'} |"),
         f"| last / first | {r['calls_per_s']} | {r['latency_median']} | {r['latency_p95']} | {r['rss_median']} |",
-        "", (f"Memory per request (RSS change between the windows / calls in between): "
-             f"{result['memory_per_request_kb']} KB."), ""])
+        ""]
+    if result.get("windows"):
+        lines += ["Server RSS over the whole run (median / max MB per window): " + ", ".join(
+            f"{w['from_s']:g}-{w['to_s']:g} s {w['rss_mb_median']} / {w['rss_mb_max']}" for w in result["windows"]) + ".", ""]
+    lines += [(f"Memory per request after the warm-up (RSS change between the first and last windows / calls "
+               f"in between): {result['memory_per_request_kb']} KB."), ""]
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -219,14 +279,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data", type=Path, default=default_data_dir())
     p.add_argument("--bundle", default=None, help="bundle file name (default: the median-size Synthea bundle)")
     p.add_argument("--out", type=Path, default=REPO / "results")
+    p.add_argument("--name", default="soak.json", help="file written under --out (default soak.json)")
     args = p.parse_args(argv)
     bundles = sorted(patient_bundles(args.data), key=lambda b: b.stat().st_size)
     target = next(b for b in bundles if b.name == args.bundle) if args.bundle else bundles[len(bundles) // 2]
     result = bench_soak(target, args.seconds, args.clients)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "soak.json").write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2) + b"\n")
+    (args.out / args.name).write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2) + b"\n")
     print(markdown(result))
-    print(f"wrote {args.out / 'soak.json'}")
+    print(f"wrote {args.out / args.name}")
     return 0
 
 
