@@ -29,6 +29,7 @@ __all__ = ["JOINERS", "KeyedDoc", "WordForms"]
 JOINERS = frozenset({"-", "/", "–", "."})
 _LOWER_SHORT = "~"  # prefix of a key no term key has: short words written in lower case
 _POS_ORDER = ("NOUN", "PROPN", "ADJ", "VERB")
+_MAX_KEYS = 200_000  # memoised words per table: distinct note words and query words are unbounded
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +85,7 @@ class WordForms:
                 key = lower[:-1]  # plural of an abbreviation: "UTIs", "PVCs"
             else:
                 key = self.lemma(lower)
-            if len(self._text_keys) < 200_000:
+            if len(self._text_keys) < _MAX_KEYS:
                 self._text_keys[text] = key
         return key
 
@@ -92,7 +93,9 @@ class WordForms:
         """The key of a word of a target term (terms are often lower-cased already)."""
         key = self._term_keys.get(text)
         if key is None:
-            key = self._term_keys[text] = self.lemma(_undotted(text.lower()))
+            key = self.lemma(_undotted(text.lower()))
+            if len(self._term_keys) < _MAX_KEYS:  # query words are anyone's: bounded like note words
+                self._term_keys[text] = key
         return key
 
     def keyed(self, doc: Doc, vocab: Vocab) -> KeyedDoc:
