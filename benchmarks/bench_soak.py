@@ -137,12 +137,14 @@ def bench_soak(path: Path, seconds: float, clients: int, log=print) -> dict[str,
     try:
         rss_before_warmup = _rss_mb(server.pid)
         warm_rss: list[float] = []
+        warm_statuses: dict[str, int] = {}
         with httpx.Client(timeout=300) as http:  # warm-up: imports, note pipeline, full caches
             for service, body in warm.items():
                 http.post(f"{base}/{service}", content=body, headers={"Content-Type": "application/json"})
             for k in range(warm_n):
-                http.post(f"{base}/{PATIENT_VIEW}", content=_body("patient-view", patient, _fresh(prefetch, k), None, k),
-                          headers={"Content-Type": "application/json"})
+                status = http.post(f"{base}/{PATIENT_VIEW}", headers={"Content-Type": "application/json"},
+                                   content=_body("patient-view", patient, _fresh(prefetch, k), None, k)).status_code
+                warm_statuses[str(status)] = warm_statuses.get(str(status), 0) + 1  # a 503 filled no cache
                 warm_rss.append(_rss_mb(server.pid))
         start = time.monotonic()
         stop_at = start + seconds
@@ -207,7 +209,7 @@ def bench_soak(path: Path, seconds: float, clients: int, log=print) -> dict[str,
         "transport_failures": failures, "server_env": {k: os.environ[k] for k in _ENV_SHOWN if k in os.environ},
         "note_cache_size": settings.note_cache_size, "note_cache_chars": settings.note_cache_chars,
         "graph_cache_size": settings.graph_cache_size, "record_note_chars": _note_chars(prefetch),
-        "warmup": {"fresh_records": warm_n, "rss_mb_before": round(rss_before_warmup, 1),
+        "warmup": {"fresh_records": warm_n, "statuses": warm_statuses, "rss_mb_before": round(rss_before_warmup, 1),
                    "rss_mb_after": round(rss_at_start, 1),
                    "rss_mb_every_8th_record": [round(m, 1) for m in warm_rss[::8]]},
         "rss_mb_at_start": round(rss_at_start, 1),
@@ -253,7 +255,7 @@ def markdown(result: dict[str, Any]) -> str:
                    f"`note_cache_chars` {result['note_cache_chars']} characters / `note_cache_size` "
                    f"{result['note_cache_size']} notes, this record has {result['record_note_chars']} characters "
                    f"of notes): server RSS {warm['rss_mb_before']} MB -> {warm['rss_mb_after']} MB while they fill "
-                   f"(every 8th record: {warm['rss_mb_every_8th_record']}). That growth is the caches reaching "
+                   f"(every 8th record: {warm['rss_mb_every_8th_record']}; statuses {warm.get('statuses')}). That growth is the caches reaching "
                    f"their bounds; the windows below are after it."), ""]
     lines += [
         f"| window ({result['window_seconds']:g} s) | calls/s | latency p50 ms | p95 ms | server RSS MB |",
