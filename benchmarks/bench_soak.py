@@ -112,6 +112,15 @@ def _window(calls: list[tuple[float, float, int]], rss: list[tuple[float, float]
             "rss_mb": summary(mem, digits=1) if mem else None}
 
 
+def _per_request_kb(calls: list[tuple[float, float, int]], a: dict[str, Any], b: dict[str, Any],
+                    width: float) -> float | None:
+    """RSS change between windows a and b (medians) over the calls answered from a's middle to b's."""
+    between = sum(1 for t, _, s in calls if a["from_s"] + width / 2 <= t < b["from_s"] + width / 2 and s == 200)
+    if not (a["rss_mb"] and b["rss_mb"] and between):
+        return None
+    return round((b["rss_mb"]["median"] - a["rss_mb"]["median"]) * 1024 / between, 3)
+
+
 def bench_soak(path: Path, seconds: float, clients: int, log=print) -> dict[str, Any]:
     raw = path.read_bytes()
     patient, prefetch = prefetch_for(orjson.loads(raw))
@@ -220,6 +229,9 @@ def bench_soak(path: Path, seconds: float, clients: int, log=print) -> dict[str,
         "first_window": first, "last_window": last,
         "memory_per_request_kb": (round((last["rss_mb"]["median"] - first["rss_mb"]["median"]) * 1024 / between, 3)
                                   if first["rss_mb"] and last["rss_mb"] and between else None),
+        # the same over the second half only: what is left once the first minutes' high water
+        # (requests in flight at once, parsed bodies, concurrent builds) has been reached
+        "memory_per_request_kb_second_half": _per_request_kb(calls, windows[len(windows) // 2], last, width),
         "ratio_last_to_first": {"latency_median": ratio("latency_seconds", "median"),
                                 "latency_p95": ratio("latency_seconds", "p95"),
                                 "calls_per_s": round(last["calls_per_s"] / first["calls_per_s"], 3)
@@ -270,7 +282,8 @@ def markdown(result: dict[str, Any]) -> str:
         lines += ["Server RSS over the whole run (median / max MB per window): " + ", ".join(
             f"{w['from_s']:g}-{w['to_s']:g} s {w['rss_mb_median']} / {w['rss_mb_max']}" for w in result["windows"]) + ".", ""]
     lines += [(f"Memory per request after the warm-up (RSS change between the first and last windows / calls "
-               f"in between): {result['memory_per_request_kb']} KB."), ""]
+               f"in between): {result['memory_per_request_kb']} KB; over the second half of the run only: "
+               f"{result.get('memory_per_request_kb_second_half')} KB."), ""]
     return "\n".join(lines)
 
 
