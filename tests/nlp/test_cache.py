@@ -61,11 +61,11 @@ def test_shared_text_stays_until_its_last_key_goes():
 def test_word_key_memos_are_bounded(note_pipeline, monkeypatch):
     from medeventgraph.nlp import wordforms
 
-    monkeypatch.setattr(wordforms, "_MAX_KEYS", len(note_pipeline.wordforms._term_keys) + 5)
     words = note_pipeline.wordforms
-    monkeypatch.setattr(words, "_term_keys", dict(words._term_keys))  # the session's memo stays as it was
-    monkeypatch.setattr(words, "_text_keys", dict(words._text_keys))
+    monkeypatch.setattr(wordforms, "_MAX_KEYS", 5)
+    monkeypatch.setattr(words, "_term_keys", {})  # empty memos for the test; the session's come back after
+    monkeypatch.setattr(words, "_text_keys", {})
     for i in range(40):  # ever new query and note words
         assert words.term_key(f"zyxwords{i}") == f"zyxwords{i}"
         words.text_key(f"Qwerty{i}")
-    assert len(words._term_keys) <= wordforms._MAX_KEYS and len(words._text_keys) <= wordforms._MAX_KEYS
+    assert len(words._term_keys) == len(words._text_keys) == 5
