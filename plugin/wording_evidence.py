@@ -75,7 +75,10 @@ def _trim(text: str, limit: int | None) -> str:
 
 def evidence_line(item: EvidenceOut, w: Wording) -> EvidenceLine:
     when = item_when(item)
-    is_note = item.origin == "note" or item.source.start is not None
+    # A finding computed from values a note states (core.derive) cites the note's span but has no
+    # sentence of its own: it reads as a finding with its value, not as a quotation.
+    from_note_values = item.origin == "derived" and item.source.start is not None
+    is_note = not from_note_values and (item.origin == "note" or item.source.start is not None)
     qualifiers = tuple(w.assertion_words.get(k, k) for k, on in item.assertion.items() if on)
     rtype = item.source.reference.split("/", 1)[0]
     if item.kind == "relation":  # an order a note states in words (core.stated): the cue in bold
@@ -86,7 +89,7 @@ def evidence_line(item: EvidenceOut, w: Wording) -> EvidenceLine:
         label = "Note"
         before, mention, after = _split(item.context, item.concept)
     else:
-        label = w.resource_labels.get(rtype, rtype)
+        label = w.resource_labels.get("note values" if from_note_values else rtype, rtype)
         value = _value(item)
         before, mention, after = "", " ".join(item.concept.split()) or "(no name)", f", {value}" if value else ""
     span = ""

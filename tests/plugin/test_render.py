@@ -58,3 +58,23 @@ def test_a_note_stated_order_reads_as_the_note_with_its_cue_in_bold():
     text = "\n".join(markdown_lines([line], load_wording()))
     assert "> **after starting** vancomycin she developed acute kidney injury" in text
     assert "e0" not in text and "stated:" not in text
+
+
+def test_a_finding_from_note_values_reads_as_a_finding_with_its_value_not_as_a_quote():
+    from medeventgraph.core.verdict import EvidenceOut, SourceOut, TimeOut
+    from medeventgraph.wording_evidence import evidence_line, markdown_lines
+    from medeventgraph.wording_templates import load_wording
+
+    # What core.derive makes of "Creatinine up from 0.9 to 2.1 mg/dL": its context is the row rendering.
+    item = EvidenceOut(occurrence="derived:kdigo:DocumentReference/n1#s16-51", events=["e1"], kind="derived",
+                       origin="derived", concept="Creatinine rise (KDIGO)",
+                       context="DocumentReference | Creatinine rise (KDIGO) | 2.1 mg/dL | occurrence time unknown",
+                       time=TimeOut(start=None, type="occurrence", granularity="unknown"), scope="valid",
+                       value={"quantity": 2.1, "unit": "mg/dL"},
+                       source=SourceOut(reference="DocumentReference/n1", start=16, end=51), polarity="supports")
+    line = evidence_line(item, load_wording())
+    text = "\n".join(markdown_lines([line], load_wording()))
+    assert line.label == "Finding from values in a note" and not line.is_note
+    assert "Finding from values in a note: **Creatinine rise (KDIGO)**, 2.1 mg/dL" in text
+    assert "`DocumentReference/n1` characters 16–51" in text
+    assert "DocumentReference \\|" not in text and "> " not in text
