@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -27,7 +28,7 @@ class SectionSpan:
 def add_sectionizer(nlp: Language) -> None:
     """Headings must start a line (or be run in, see `starts_a_heading`); header and body start
     new sentences; no span attributes."""
-    sectionizer = nlp.add_pipe(
+    sectionizer: Any = nlp.add_pipe(  # medspaCy's Sectionizer; add_pipe is typed as a bare callable
         "medspacy_sectionizer",
         config={
             "rules": None,

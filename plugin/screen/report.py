@@ -60,7 +60,7 @@ def _svg(counts: dict[str, Counter[str]]) -> str:
     parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
               f'aria-label="verdicts per watch-list item">')]
     for row, item in enumerate(items):
-        y, x = row * (bar_h + gap), label_w
+        y, x = row * (bar_h + gap), float(label_w)
         parts.append(f'<text x="0" y="{y + 16}" font-size="12">{html.escape(item)}</text>')
         for label in LABELS:
             n = counts[item][label]

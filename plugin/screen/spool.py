@@ -16,7 +16,7 @@ import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import orjson
 import pyarrow as pa
@@ -111,7 +111,7 @@ class _Writer:
 def _open(path: Path) -> IO[bytes]:
     with path.open("rb") as probe:
         magic = probe.read(2)
-    return gzip.open(path, "rb") if magic == b"\x1f\x8b" else path.open("rb")
+    return cast(IO[bytes], gzip.open(path, "rb")) if magic == b"\x1f\x8b" else path.open("rb")
 
 
 def _lines(path: Path, name: str, issues: list[Issue]) -> Iterator[tuple[int, bytes]]:
