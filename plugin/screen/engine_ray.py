@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +74,7 @@ def run_ray(spool: Path, rows: int, todo: list[str], items: list[WatchItem], set
         return
     files = sorted(str(p) for p in spool.glob("part-*.parquet"))
     ds = ray.data.read_parquet(files).select_columns(["patient", "key", "full_url", "loc", "json"])
-    ds = ds.map_batches(_keep, batch_format="pyarrow", fn_kwargs={"todo": pa.array(todo, pa.string())})
+    ds = ds.map_batches(partial(_keep, todo=pa.array(todo, pa.string())), batch_format="pyarrow")
     # One block in flight per actor: a block is seconds of NLP, so queueing a second one behind it
     # only leaves the other actor idle at the end (the dispatch gap is milliseconds).
     # Half a logical CPU per actor: the read and shuffle tasks still find a CPU beside the
