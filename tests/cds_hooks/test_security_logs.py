@@ -12,6 +12,8 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -44,6 +46,21 @@ def _wait_ready(proc: subprocess.Popen, url: str) -> None:
     raise AssertionError("medeventgraph serve did not become ready")
 
 
+@contextmanager
+def logged_serve(env: dict[str, str], port: int, log_path: Path) -> Iterator[None]:
+    """`medeventgraph serve` on loopback with its whole output in `log_path`, ready on entry,
+    stopped with SIGINT (as a user stops it) on exit."""
+    cmd = [sys.executable, "-m", "medeventgraph.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    with log_path.open("wb") as log_file:
+        proc = subprocess.Popen(cmd, env=env, stdout=log_file, stderr=subprocess.STDOUT)
+    try:
+        _wait_ready(proc, f"http://127.0.0.1:{port}/cds-services")
+        yield
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+
+
 def test_serve_log_has_no_patient_ids_request_values_or_tracebacks(keys, fhir_server, tmp_path: Path):
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
@@ -54,11 +71,7 @@ def test_serve_log_has_no_patient_ids_request_values_or_tracebacks(keys, fhir_se
            # a feedback log that cannot be created: the feedback call fails inside the service
            "MEG_FEEDBACK_LOG": str(not_a_dir / "feedback.jsonl")}
     log_path = tmp_path / "serve.log"
-    cmd = [sys.executable, "-m", "medeventgraph.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    with log_path.open("wb") as log_file:
-        proc = subprocess.Popen(cmd, env=env, stdout=log_file, stderr=subprocess.STDOUT)
-    try:
-        _wait_ready(proc, f"{base}/cds-services")
+    with logged_serve(env, port, log_path):
         marker = str(uuid.uuid4())
         auth = {"access_token": "opaque", "token_type": "Bearer", "expires_in": 300,
                 "scope": "patient/*.read", "subject": "medeventgraph"}
@@ -79,9 +92,6 @@ def test_serve_log_has_no_patient_ids_request_values_or_tracebacks(keys, fhir_se
             error_id = out["issue"][0]["diagnostics"].split()[2].rstrip(";")
             # the connection survives the 500
             assert http.get(f"{base}/cds-services").status_code == 200
-    finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=60)
     log = log_path.read_text()
     assert re.search(rf"internal error {error_id}: \w+Error \(POST\)", log), log  # the log was captured
     assert PATIENT not in log, log

@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 from ..cds_hooks.synthea import load_patient
-from ..cds_hooks.test_security_logs import _free_port, _wait_ready
+from ..cds_hooks.test_security_logs import _free_port, logged_serve
 from .conftest import CLIENT_ID, LANCE, LANCE_ENCOUNTER, Service, assert_outcome
 
 QUESTION = "Was the patient given vancomycin after the lactate within the same encounter?"
@@ -69,11 +66,7 @@ def test_serve_log_has_nothing_from_the_record_on_the_smart_routes(ehr, synthea_
            "MEG_SMART_CLIENT_ID": CLIENT_ID, "MEG_FHIR_TIMEOUT_SECONDS": "120",
            "MEG_REQUEST_DEADLINE_SECONDS": "600", "MEG_NOTES": "false"}
     log_path = tmp_path / "serve.log"
-    cmd = [sys.executable, "-m", "medeventgraph.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    with log_path.open("wb") as log_file:
-        proc = subprocess.Popen(cmd, env=env, stdout=log_file, stderr=subprocess.STDOUT)
-    try:
-        _wait_ready(proc, f"{base}/cds-services")
+    with logged_serve(env, port, log_path):
         service = Service(base=base, app=None, settings=None, ehr=ehr)  # type: ignore[arg-type]
         browser = service.browser().login()
         resp = browser.verify({"question": QUESTION})
@@ -81,9 +74,6 @@ def test_serve_log_has_nothing_from_the_record_on_the_smart_routes(ehr, synthea_
         assert LANCE in resp.text  # the answer names the record; the log must not
         _fhir_down(browser)
         _not_on_server(service.browser().login(patient="meg-nobody-1", encounter=None))
-    finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=60)
     log = log_path.read_text()
     assert "SMART session started" in log, log  # the log was captured
     for value in (LANCE, LANCE_ENCOUNTER, "meg-nobody-1", name["family"], *name["given"], QUESTION, "vancomycin",
