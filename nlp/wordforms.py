@@ -29,6 +29,10 @@ __all__ = ["JOINERS", "KeyedDoc", "WordForms"]
 JOINERS = frozenset({"-", "/", "–", "."})
 _LOWER_SHORT = "~"  # prefix of a key no term key has: short words written in lower case
 _POS_ORDER = ("NOUN", "PROPN", "ADJ", "VERB")
+# Short function words inside a term ("shortness of breath", "CT of the head") are keyed as the
+# note's lower-case short words are: no abbreviation is spelled like them.
+_SHORT_FUNCTION_WORDS = frozenset({"a", "an", "as", "at", "by", "if", "in", "is", "it", "no", "of", "on", "or",
+                                   "so", "to", "up"})
 _MAX_KEYS = 200_000  # memoised words per table: distinct note words and query words are unbounded
 
 
@@ -93,7 +97,8 @@ class WordForms:
         """The key of a word of a target term (terms are often lower-cased already)."""
         key = self._term_keys.get(text)
         if key is None:
-            key = self.lemma(_undotted(text.lower()))
+            lower = _undotted(text.lower())
+            key = _LOWER_SHORT + lower if lower in _SHORT_FUNCTION_WORDS else self.lemma(lower)
             if len(self._term_keys) < _MAX_KEYS:  # query words are anyone's: bounded like note words
                 self._term_keys[text] = key
         return key

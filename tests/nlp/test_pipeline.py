@@ -155,3 +155,14 @@ def test_values_and_mentions_read_each_note_once(pipeline, monkeypatch):
     assert values == pipeline.values(docs) and mentions == pipeline.mentions(docs, AKI_TERMS)
     assert {o.value.quantity for o in values} == {6.1, 2.3, 80.0, 40.0}
     assert sum(o.concept.text == "acute kidney injury" for o in mentions) == 2
+
+
+def test_terms_with_short_function_words_are_found(pipeline):
+    """'of', 'in', 'to' inside a term key as the note's own lower-case short words do, so a
+    multi-word term is found as written; a short abbreviation ('MI') still keeps its own key."""
+    note = make_note("He reports increasing shortness of breath. A CT of the head was negative. Old MI.")
+    terms = (TargetTerm("shortness of breath", "dyspnea", Kind.CONDITION, "query"),
+             TargetTerm("CT of the head", "head CT", Kind.PROCEDURE, "query"),
+             TargetTerm("MI", "myocardial infarction", Kind.CONDITION, "lexicon"))
+    found = {o.concept.text for o in pipeline.mentions([note], terms)}
+    assert found == {"dyspnea", "head CT", "myocardial infarction"}
