@@ -71,8 +71,14 @@ _PRIORITY = {FailureType.WINDOW: 0, FailureType.OPPOSITE_ORDER: 0, "stated": 1, 
 
 
 def grounds(item: EvidenceItem) -> bool:
+    """The item says the event happened to the patient. A note's past history ("history of X",
+    a past medical history section) says so too: it happened before the note, which the item's
+    time (no later than the note) already says; a record's "History of X" display does not time
+    the event it names, so a structured historical item does not ground."""
     a = item.assertion
-    return a.affirmed_current and item.status not in ("not-done", "refuted", "entered-in-error")
+    happened = a.affirmed_current or (a.historical and item.origin is Origin.NOTE
+                                      and not (a.negated or a.hypothetical or a.family))
+    return happened and item.status not in ("not-done", "refuted", "entered-in-error")
 
 
 def denies(item: EvidenceItem) -> bool:

@@ -98,9 +98,13 @@ def to_verdict(
 
     polar = [i for i in bundle.items if polarity(i) != "neutral"]
     citations = _citations(polar or list(bundle.items))
-    said = [stated_evidence(s, index.documents, "counters" if s.id in countering else
-                            "supports" if s.id in supporting else "neutral") for s in bundle.stated]
-    citations += [c for s, out in zip(bundle.stated, said, strict=True) if out.polarity != "neutral"
+    # A placement (the order of telling) that decided nothing is not shown: a narrative places every
+    # pair of its mentions, and the bundle (hashed) keeps them all.
+    shown = [(s, "counters" if s.id in countering else "supports" if s.id in supporting else "neutral")
+             for s in bundle.stated]
+    shown = [(s, p) for s, p in shown if p != "neutral" or not s.placement]
+    said = [stated_evidence(s, index.documents, p) for s, p in shown]
+    citations += [c for (s, _), out in zip(shown, said, strict=True) if out.polarity != "neutral"
                   for c in (s.citation,) if c not in citations]
     issues = [iss.to_fhir() for iss in _validate_cited(index, citations)]
     return Verdict(

@@ -31,8 +31,6 @@ from medeventgraph.occurrence import NoteDocument, Origin
 
 __all__ = ["StatedItem", "check_stated", "find_stated", "stated_comparison", "stated_counter", "stated_gap"]
 
-MAX_GAP = 600  # characters between two mentions that one passage can relate
-
 
 @dataclass(frozen=True, slots=True)
 class StatedItem:
@@ -64,6 +62,13 @@ class StatedItem:
 
         return rule_states_overlap(self.rule)
 
+    @property
+    def placement(self) -> bool:
+        """Read from where the note places the mentions (order of telling, past history), not a cue."""
+        from medeventgraph.nlp.relations import is_placement
+
+        return is_placement(self.rule)
+
 
 def _text(documents: Mapping[str, NoteDocument], reference: str, attachment: int) -> str | None:
     doc = documents.get(reference)
@@ -84,7 +89,7 @@ def _cue_id(reference: str, attachment: int, start: int, end: int) -> str:
 
 def find_stated(query: VerificationQuery, items: Iterable, documents: Mapping[str, NoteDocument]) -> list[StatedItem]:
     """Every stated order between admitted note items bound to the two ends of a relation."""
-    from medeventgraph.nlp.relations import find_order  # the note pipeline loads only when notes are used
+    from medeventgraph.nlp.relations import find_relation  # the note pipeline loads only when notes are used
 
     items = list(items)
     out: dict[str, StatedItem] = {}
@@ -92,14 +97,14 @@ def find_stated(query: VerificationQuery, items: Iterable, documents: Mapping[st
         for a in _note_items(items, r.source):
             for b in _note_items(items, r.target):
                 same_text = a.source.reference == b.source.reference and a.source.attachment == b.source.attachment
-                if a.occurrence == b.occurrence or not same_text or abs(a.source.start - b.source.start) > MAX_GAP:
+                if a.occurrence == b.occurrence or not same_text:
                     continue
                 attachment = a.source.attachment or 0
                 text = _text(documents, a.source.reference, attachment)
                 if text is None:
                     continue
                 spans = {a.occurrence: (a.source.start, a.source.end), b.occurrence: (b.source.start, b.source.end)}
-                found = find_order(text, spans[a.occurrence], spans[b.occurrence])
+                found = find_relation(text, spans[a.occurrence], spans[b.occurrence])
                 if found is None:
                     continue
                 a_first = found.earlier == spans[a.occurrence]
@@ -217,7 +222,7 @@ def stated_counter(relations: list[RelationSpec], stated: Iterable[StatedItem],
     """A stated reverse order between two grounding mentions refutes the relation's order."""
     ids: set[str] = set()
     for s in stated:
-        if s.overlap or not (grounds.get(s.earlier) and grounds.get(s.later)):
+        if s.overlap or s.placement or not (grounds.get(s.earlier) and grounds.get(s.later)):
             continue
         for r in relations:
             wanted = _before_pair(r, r.source, r.target)

@@ -15,9 +15,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
+from .narrative import PLACEMENT_RULES, Placement, history_order, told_order
 from .rule_files import load_rule_file
 
-__all__ = ["OrderRule", "StatedOrder", "find_order", "load_order_rules"]
+__all__ = ["OrderRule", "StatedOrder", "find_order", "find_relation", "is_placement", "load_order_rules"]
+
+CUE_REACH = 600  # characters between two mentions that one passage's cue can relate
 
 Position = Literal["before_second", "between", "before_first", "opens_next"]
 Order = Literal["first_earlier", "second_earlier", "overlap"]
@@ -65,6 +68,27 @@ class StatedOrder:
     @property
     def overlap(self) -> bool:
         return rule_states_overlap(self.rule)
+
+
+def is_placement(rule_id: str) -> bool:
+    """Is this relation read from where the note places the two mentions (the order of telling,
+    the past history) rather than from a cue? Such a basis supports an order, never refutes one."""
+    return rule_id in PLACEMENT_RULES
+
+
+def find_relation(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOrder | None:
+    """What the note says of the mentions at spans `a` and `b`: a cue's order or overlap when one
+    relates them (the stronger basis), else where the note places them (nlp/narrative.py)."""
+    if abs(a[0] - b[0]) <= CUE_REACH:
+        found = find_order(text, a, b)
+        if found is not None:
+            return found
+    placed = told_order(text, a, b) or history_order(text, a, b)
+    return None if placed is None else _from_placement(text, placed)
+
+
+def _from_placement(text: str, p: Placement) -> StatedOrder:
+    return StatedOrder(p.earlier, p.later, p.cue_start, p.cue_end, text[p.cue_start:p.cue_end], p.rule)
 
 
 def rule_states_overlap(rule_id: str) -> bool:
@@ -165,11 +189,12 @@ def _match(rule: OrderRule, rules: OrderRules, text: str, first, second, between
 
 
 def check_order(text: str, order: StatedOrder) -> bool:
-    """Re-read a stated order from the text: the cue is where it says, in the rule data, and
-    the rule still reads the same order from the two spans."""
-    rule = load_order_rules().by_id(order.rule)
-    if rule is None or not (0 <= order.cue_start < order.cue_end <= len(text)):
+    """Re-read a stated order from the text: the cue is where it says, in the rule data (or the
+    placement it names), and reading the two spans again gives the same relation."""
+    if not (0 <= order.cue_start < order.cue_end <= len(text)) or text[order.cue_start:order.cue_end] != order.cue:
         return False
-    if text[order.cue_start:order.cue_end] != order.cue or not rule.cue.fullmatch(order.cue):
-        return False
-    return find_order(text, order.earlier, order.later) == order
+    if not is_placement(order.rule):
+        rule = load_order_rules().by_id(order.rule)
+        if rule is None or not rule.cue.fullmatch(order.cue):
+            return False
+    return find_relation(text, order.earlier, order.later) == order

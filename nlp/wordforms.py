@@ -29,8 +29,8 @@ __all__ = ["JOINERS", "KeyedDoc", "WordForms"]
 JOINERS = frozenset({"-", "/", "–", "."})
 _LOWER_SHORT = "~"  # prefix of a key no term key has: short words written in lower case
 _POS_ORDER = ("NOUN", "PROPN", "ADJ", "VERB")
-# Short function words inside a term ("shortness of breath", "CT of the head") are keyed as the
-# note's lower-case short words are: no abbreviation is spelled like them.
+# Short function words ("shortness of breath", "CT of the head", "SIZE IS NORMAL") key alike in a
+# term and in a note, whatever their case: keyed as the note's lower-case short words are.
 _SHORT_FUNCTION_WORDS = frozenset({"a", "an", "as", "at", "by", "if", "in", "is", "it", "no", "of", "on", "or",
                                    "so", "to", "up"})
 _MAX_KEYS = 200_000  # memoised words per table: distinct note words and query words are unbounded
@@ -83,7 +83,7 @@ class WordForms:
         key = self._text_keys.get(text)
         if key is None:
             lower = _undotted(text.lower())
-            if len(lower) <= 2 and text == lower and lower.isalpha():
+            if lower in _SHORT_FUNCTION_WORDS or (len(lower) <= 2 and text == lower and lower.isalpha()):
                 key = _LOWER_SHORT + lower
             elif len(text) >= 3 and text.endswith("s") and text[:-1].isupper():
                 key = lower[:-1]  # plural of an abbreviation: "UTIs", "PVCs"

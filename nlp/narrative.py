@@ -1,0 +1,259 @@
+"""A note's layout as a reader of its timeline sees it: sections with a role, sentences with tense.
+
+Pure functions of the note text (regular expressions and the heading titles of
+resources/section_rules.json), so the evidence contract can re-derive every placement from the
+text alone: no spaCy state, no model. The note pipeline's sectionizer decides ConText flags; this
+reader decides only what the order of telling says.
+
+Two placements are read here (resources/narrative_rules.json says which words do what):
+
+- **told in order**: in a narrative section (history of present illness, hospital course,
+  emergency department course, a procedure's description), an event told in a later sentence
+  happened after one told in an earlier sentence, when both sentences tell past events and nothing
+  from the earlier sentence to the later one turns the story back (a past perfect "had been", "prior
+  to this", "previously", a time the later sentence states itself, which then decides instead).
+  A weaker basis than a cue: it supports an order, it never refutes one.
+- **history before the episode**: an event placed in the patient's past (a past history section,
+  "history of", "status post", "previous") happened before an event the same note tells as part of
+  the present episode (its history of present illness, course, procedure). Also support only.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+from .rule_files import load_rule_file
+from .rules import load_section_specs
+
+__all__ = [
+    "HISTORY_FIRST",
+    "PLACEMENT_RULES",
+    "TOLD_IN_ORDER",
+    "NarrativeRules",
+    "NoteLayout",
+    "Placement",
+    "Section",
+    "Sentence",
+    "history_order",
+    "load_narrative_rules",
+    "note_layout",
+    "told_order",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class NarrativeRules:
+    narrative_roles: frozenset[str]  # sections whose sentences tell events in the order they happened
+    history_roles: frozenset[str]  # sections that hold the patient's past
+    episode_roles: frozenset[str]  # sections that tell the present episode
+    past: re.Pattern[str]  # a sentence that tells past events
+    turns_back: re.Pattern[str]  # a sentence that steps back in time from the one before it
+    states_time: re.Pattern[str]  # a sentence that states its own time (then the time decides)
+    history_cue: re.Pattern[str]  # words before a mention that place it in the patient's past
+    history_reach: int  # characters before a mention a history cue may stand
+
+
+# Words that open another clause: a history cue does not reach a mention past them ("status post
+# stenting and was admitted with chest pain": the chest pain is not history).
+_CLAUSE_BREAK = r"\b(?:and|but|with|who|which|was|were|is|are|for|presented|presents|admitted)\b"
+
+
+@cache
+def load_narrative_rules() -> NarrativeRules:
+    return load_rule_file("narrative_rules.json", _narrative_rules)
+
+
+def _words(raw: dict, key: str) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in raw[key]), re.IGNORECASE)
+
+
+def _narrative_rules(raw: dict) -> NarrativeRules:
+    known = {s.category for s in load_section_specs()}
+    roles = {key: frozenset(str(r) for r in raw[key]) for key in ("narrative_roles", "history_roles", "episode_roles")}
+    unknown = sorted(r for v in roles.values() for r in v if r not in known)
+    if unknown:
+        raise ValueError(f"unknown section roles {unknown}")
+    return NarrativeRules(roles["narrative_roles"], roles["history_roles"], roles["episode_roles"],
+                          _words(raw, "past"), _words(raw, "turns_back"), _words(raw, "states_time"),
+                          re.compile(rf"\b(?P<cue>{'|'.join(raw['history_cue'])})\b(?:(?!{_CLAUSE_BREAK})[^.;:,])*$", re.IGNORECASE),
+                          int(raw["history_reach"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    role: str | None  # a section_rules.json category, or None for a heading it does not know
+    title_start: int
+    title_end: int  # the title's words, without the ':' that ends them
+    body_start: int
+    end: int
+
+    def title(self, text: str) -> str:
+        return text[self.title_start:self.title_end]
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    start: int
+    end: int
+    section: int  # index into NoteLayout.sections; -1 before the first heading
+
+
+@dataclass(frozen=True, slots=True)
+class NoteLayout:
+    text_length: int
+    sections: tuple[Section, ...]
+    sentences: tuple[Sentence, ...]
+
+    def sentence_at(self, offset: int) -> int | None:
+        """Index of the sentence holding character `offset`."""
+        starts = [s.start for s in self.sentences]
+        i = bisect_right(starts, offset) - 1
+        if i >= 0 and offset < self.sentences[i].end:
+            return i
+        return None
+
+    def role(self, sentence: int) -> str | None:
+        index = self.sentences[sentence].section
+        return self.sections[index].role if index >= 0 else None
+
+
+# A heading: a title in capitals ending in ':' at a line start or run in after punctuation or a run of
+# spaces (flattened dictation: "... emergency room.,PAST MEDICAL HISTORY: , Asthma."); a markdown
+# heading ("# Plan"); or any title ending in ':' alone at a line start.
+_HEADING = re.compile(
+    r"(?:(?<=^)|(?<=\n)|(?<=[,.;:])|(?<=\s\s))\s*(?P<t>[A-Z][A-Z0-9 /&()'\-]{1,60}[A-Z)])\s*:"
+    r"|(?m:^[ \t]*#+[ \t]*(?P<md>[^\n#:]{2,60}?)[ \t]*:?[ \t]*$)"
+    r"|(?m:^[ \t]*(?P<line>[A-Za-z][A-Za-z /&'\-]{1,50}):)",
+)
+# A sentence ends at . ! ? followed by white space, a comma (flattened line breaks) or the end,
+# except after a title or abbreviation that takes a dot.
+_END = re.compile(r"[.!?](?=[\s,]|$)")
+_NO_END = re.compile(r"\b(?:dr|mr|mrs|ms|st|vs|no|approx|e\.g|i\.e|p\.o|b\.i\.d|t\.i\.d|q\.i\.d|a\.m|p\.m|"
+                     r"[a-z])$", re.IGNORECASE)
+
+
+@cache
+def _titles() -> dict[str, str]:
+    return {" ".join(t.lower().split()): s.category for s in load_section_specs() for t in s.titles}
+
+
+def _role(title: str) -> str | None:
+    words = " ".join(re.sub(r"[^a-z0-9/&' ]", " ", title.lower()).split())
+    return _titles().get(words)
+
+
+@lru_cache(maxsize=64)
+def note_layout(text: str) -> NoteLayout:
+    """Sections and sentences of a note text (cached: a note is read once for all its pairs)."""
+    heads: list[tuple[int, int, int, str | None]] = []
+    for m in _HEADING.finditer(text):
+        group = "t" if m.group("t") else ("md" if m.group("md") else "line")
+        role = _role(m.group(group))
+        if group == "line" and role is None:
+            continue  # "Note: ..." at a line start is not a heading unless it names a known section
+        heads.append((m.start(group), m.end(group), m.end(), role))
+    sections = tuple(Section(role, s, e, body, heads[i + 1][0] if i + 1 < len(heads) else len(text))
+                     for i, (s, e, body, role) in enumerate(heads))
+    sentences: list[Sentence] = []
+    bounds = [(-1, 0, heads[0][0] if heads else len(text))] + [(i, h.body_start, h.end)
+                                                                 for i, h in enumerate(sections)]
+    for index, lo, hi in bounds:
+        start = lo
+        for m in _END.finditer(text, lo, hi):
+            if _NO_END.search(text[max(lo, m.start() - 6):m.start()]):
+                continue
+            _add(sentences, text, start, m.end(), index)
+            start = m.end()
+        _add(sentences, text, start, hi, index)
+    return NoteLayout(len(text), sections, tuple(sentences))
+
+
+def _add(out: list[Sentence], text: str, start: int, end: int, section: int) -> None:
+    while start < end and text[start] in " \t\r\n,":
+        start += 1
+    while end > start and text[end - 1] in " \t\r\n,":
+        end -= 1
+    if any(ch.isalnum() for ch in text[start:end]):
+        out.append(Sentence(start, end, section))
+
+
+TOLD_IN_ORDER = "told-in-order"
+HISTORY_FIRST = "history-before-episode"
+PLACEMENT_RULES = (TOLD_IN_ORDER, HISTORY_FIRST)
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """`earlier` happened before `later` by where the note places them; the cue is the section
+    heading that makes the telling a narrative, or the words that put `earlier` in the past."""
+
+    earlier: tuple[int, int]
+    later: tuple[int, int]
+    cue_start: int
+    cue_end: int
+    rule: str  # TOLD_IN_ORDER | HISTORY_FIRST
+
+
+def told_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement | None:
+    """The order in which a narrative section tells the mentions at spans `a` and `b`, or None
+    where the telling says nothing (one sentence, different sections, a section that is not a
+    narrative, a sentence that is not in the past, or a step back in time between them)."""
+    layout, rules = note_layout(text), load_narrative_rules()
+    ia, ib = layout.sentence_at(a[0]), layout.sentence_at(b[0])
+    if ia is None or ib is None or ia == ib:
+        return None
+    (i, first), (j, second) = sorted(((ia, a), (ib, b)))
+    section = layout.sentences[i].section
+    if section < 0 or layout.sentences[j].section != section or layout.role(i) not in rules.narrative_roles:
+        return None
+    told = [text[s.start:s.end] for s in layout.sentences[i:j + 1]]
+    if not (rules.past.search(told[0]) and rules.past.search(told[-1])):
+        return None
+    if any(rules.turns_back.search(t) or rules.states_time.search(t) for t in told[1:]):
+        return None
+    heading = layout.sections[section]
+    return Placement(first, second, heading.title_start, heading.title_end, TOLD_IN_ORDER)
+
+
+def history_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement | None:
+    """One mention placed in the patient's past (a past-history section, or "history of",
+    "status post", "previous" before it in its sentence), the other told as part of the present
+    episode (in a section that tells it, not itself placed in the past): the first is earlier."""
+    layout, rules = note_layout(text), load_narrative_rules()
+    found = [_past_cue(text, layout, rules, span) for span in (a, b)]
+    episode = [_in_episode(text, layout, rules, span) and cue is None for span, cue in zip((a, b), found, strict=True)]
+    for k in (0, 1):
+        cue = found[k]
+        if cue is not None and episode[1 - k]:
+            earlier, later = (a, b) if k == 0 else (b, a)
+            return Placement(earlier, later, cue[0], cue[1], HISTORY_FIRST)
+    return None
+
+
+def _past_cue(text: str, layout: NoteLayout, rules: NarrativeRules, span: tuple[int, int]) -> tuple[int, int] | None:
+    index = layout.sentence_at(span[0])
+    if index is None:
+        return None
+    sentence = layout.sentences[index]
+    lead = text[max(sentence.start, span[0] - rules.history_reach):span[0]]
+    m = rules.history_cue.search(lead)
+    if m is not None:
+        offset = span[0] - len(lead)
+        return offset + m.start("cue"), offset + m.end("cue")
+    if layout.role(index) in rules.history_roles:
+        heading = layout.sections[sentence.section]
+        return heading.title_start, heading.title_end
+    return None
+
+
+def _in_episode(text: str, layout: NoteLayout, rules: NarrativeRules, span: tuple[int, int]) -> bool:
+    """Told as part of the present episode: in a section that tells it, in a sentence that neither
+    steps back in time nor states a time of its own (which then places it instead)."""
+    index = layout.sentence_at(span[0])
+    if index is None or layout.role(index) not in rules.episode_roles:
+        return False
+    sentence = text[layout.sentences[index].start:layout.sentences[index].end]
+    return not (rules.turns_back.search(sentence) or rules.states_time.search(sentence))

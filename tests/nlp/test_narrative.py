@@ -1,0 +1,86 @@
+"""The order of telling and the past history as placements: sentences written for these tests."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from medeventgraph.nlp.narrative import HISTORY_FIRST, TOLD_IN_ORDER, history_order, note_layout, told_order
+from medeventgraph.nlp.relations import check_order, find_relation
+
+
+def span(text: str, words: str, nth: int = 0) -> tuple[int, int]:
+    start = -1
+    for _ in range(nth + 1):
+        start = text.index(words, start + 1)
+    return start, start + len(words)
+
+
+HPI = ("HISTORY OF PRESENT ILLNESS: ,The patient was given vancomycin in the clinic for cellulitis.  "
+       "Over the next hours she developed a diffuse rash and was sent to the emergency room.,"
+       "PLAN: ,Stop vancomycin.  Consider an allergy referral if the rash returns.")
+
+
+def test_layout_reads_run_in_headings_and_sentences():
+    layout = note_layout(HPI)
+    assert [s.role for s in layout.sections] == ["history_of_present_illness", "plan"]
+    texts = [HPI[s.start:s.end] for s in layout.sentences]
+    assert texts[0] == "The patient was given vancomycin in the clinic for cellulitis."
+    assert texts[2] == "Stop vancomycin."
+
+
+def test_told_in_order_in_a_narrative_section():
+    a, b = span(HPI, "vancomycin"), span(HPI, "rash")
+    placed = told_order(HPI, b, a)
+    assert placed is not None and placed.rule == TOLD_IN_ORDER
+    assert (placed.earlier, placed.later) == (a, b)
+    assert HPI[placed.cue_start:placed.cue_end] == "HISTORY OF PRESENT ILLNESS"
+
+
+@pytest.mark.parametrize("text", [
+    # one sentence: coordination is not a sequence
+    "HISTORY OF PRESENT ILLNESS: She was given vancomycin and developed a rash.",
+    # a past perfect steps back in time
+    "HISTORY OF PRESENT ILLNESS: She developed a rash.  She had been given vancomycin by her dentist.",
+    # the later sentence states its own time, which decides instead
+    "HISTORY OF PRESENT ILLNESS: She developed a rash.  Three years ago she received vancomycin.",
+    # not a narrative section: a plan, a medication list
+    "PLAN: Vancomycin was discussed.  A rash was explained to her.",
+    "MEDICATIONS: Vancomycin was listed.  Rash cream was listed.",
+    # different sections
+    "HISTORY OF PRESENT ILLNESS: She received vancomycin.,HOSPITAL COURSE: She developed a rash.",
+    # present tense: a state at the time of the note, not an event told in sequence
+    "HISTORY OF PRESENT ILLNESS: She is on vancomycin.  She has a rash.",
+])
+def test_no_told_order(text):
+    assert told_order(text, span(text, "ancomycin"), span(text, "ash")) is None
+
+
+def test_history_before_the_episode():
+    text = ("PAST SURGICAL HISTORY: ,Appendectomy.,HISTORY OF PRESENT ILLNESS: ,She presented with "
+            "right lower quadrant pain and was found to have a small bowel obstruction.")
+    placed = history_order(text, span(text, "small bowel obstruction"), span(text, "Appendectomy"))
+    assert placed is not None and placed.rule == HISTORY_FIRST
+    assert placed.earlier == span(text, "Appendectomy")
+    assert text[placed.cue_start:placed.cue_end] == "PAST SURGICAL HISTORY"
+    cue = "HISTORY OF PRESENT ILLNESS: He is status post coronary stenting and was admitted with chest pain."
+    placed = history_order(cue, span(cue, "chest pain"), span(cue, "coronary stenting"))
+    assert placed is not None and cue[placed.cue_start:placed.cue_end] == "status post"
+
+
+def test_history_mention_told_in_a_past_sentence_is_not_the_episode():
+    text = ("HISTORY OF PRESENT ILLNESS: He had been on hemodialysis for years.,"
+            "PAST SURGICAL HISTORY: Kidney transplant.")
+    assert history_order(text, span(text, "hemodialysis"), span(text, "Kidney transplant")) is None
+
+
+def test_a_placement_is_rechecked_from_the_text():
+    a, b = span(HPI, "vancomycin"), span(HPI, "rash")
+    found = find_relation(HPI, a, b)
+    assert found is not None and check_order(HPI, found)
+    # a cue span the note does not hold there, another rule, or swapped mentions: refused
+    assert not check_order(HPI, replace(found, cue_start=found.cue_start + 1))
+    assert not check_order(HPI, replace(found, rule=HISTORY_FIRST))
+    assert not check_order(HPI, replace(found, earlier=found.later, later=found.earlier))
+    moved = HPI.replace("HISTORY OF PRESENT ILLNESS", "MEDICATIONS               ")
+    assert not check_order(moved, replace(found, cue=moved[found.cue_start:found.cue_end]))
