@@ -63,6 +63,21 @@ class StatedItem:
         return rule_states_overlap(self.rule)
 
     @property
+    def basis(self) -> str:
+        """Where the order comes from, in words: "stated: 'subsequently'", "told in this order in
+        the hospital course", "told as past history: 'status post'"."""
+        from medeventgraph.nlp.narrative import EARLIER_SECTION, HISTORY_FIRST, TOLD_IN_ORDER
+
+        cue = " ".join(self.cue.split())
+        if self.rule == TOLD_IN_ORDER:
+            return f"told in this order in the {cue.lower()}"
+        if self.rule == HISTORY_FIRST:
+            return f"told as past history: '{cue}'"
+        if self.rule == EARLIER_SECTION:
+            return f"told in the {cue.lower()}, an earlier part of the story"
+        return f"stated: '{cue}'"
+
+    @property
     def placement(self) -> bool:
         """Read from where the note places the mentions (order of telling, past history), not a cue."""
         from medeventgraph.nlp.relations import is_placement
@@ -143,6 +158,11 @@ def check_stated(item: StatedItem, query: VerificationQuery, items: Mapping[str,
     return all(0 <= s < e <= len(text) for s, e in (item.earlier_span, item.later_span)) and check_order(text, order)
 
 
+def _order_words(hit: StatedItem) -> str:
+    """'stated order: 'subsequently'' for a cue; the placement's words for a placement."""
+    return f"stated order: '{hit.cue}'" if not hit.placement else f"order {hit.basis}"
+
+
 def _before_pair(r: RelationSpec, source: str, target: str) -> tuple[str, str] | None:
     """The (earlier, later) occurrence pair that makes relation `r` hold (source/target items)."""
     if r.type is RelationType.OVERLAPS:
@@ -183,14 +203,14 @@ def _window(r: RelationSpec, hit: StatedItem, earlier: Span | None, later: Span 
     assert window is not None
     gap = stated_gap(hit.cue)
     if gap is not None and gap[1] <= window:
-        return Comparison(Timing.COMPATIBLE, f"stated order within {r.within}: '{hit.cue}' at {hit.citation}")
+        return Comparison(Timing.COMPATIBLE, f"{_order_words(hit)} within {r.within} at {hit.citation}")
     if gap is not None and gap[0] > window:
         return Comparison(Timing.INCOMPATIBLE, f"stated gap outside {r.within}: '{hit.cue}' at {hit.citation}")
     if earlier is not None and later is not None and earlier.resolved and earlier.start.lo > MIN_TIME \
             and later.start.hi - earlier.start.lo <= window:
-        return Comparison(Timing.COMPATIBLE, f"stated order: '{hit.cue}' at {hit.citation}; within {r.within} "
+        return Comparison(Timing.COMPATIBLE, f"{_order_words(hit)} at {hit.citation}; within {r.within} "
                                              "by the recorded times")
-    return Comparison(Timing.UNKNOWN, f"stated order: '{hit.cue}' at {hit.citation}; window {r.within} unresolved")
+    return Comparison(Timing.UNKNOWN, f"{_order_words(hit)} at {hit.citation}; window {r.within} unresolved")
 
 
 def stated_comparison(r: RelationSpec, source: str, target: str, stated: Mapping[tuple[str, str], StatedItem],
@@ -210,7 +230,7 @@ def stated_comparison(r: RelationSpec, source: str, target: str, stated: Mapping
     if hit is not None and not hit.overlap:
         if r.within is not None:
             return _window(r, hit, spans[pair[0]], spans[pair[1]]), hit
-        return Comparison(Timing.COMPATIBLE, f"stated order: '{hit.cue}' at {hit.citation}"), hit
+        return Comparison(Timing.COMPATIBLE, f"{_order_words(hit)} at {hit.citation}"), hit
     hit = stated.get((pair[1], pair[0]))
     if hit is not None and not hit.overlap:
         return Comparison(Timing.INCOMPATIBLE, f"stated reverse order: '{hit.cue}' at {hit.citation}"), hit
@@ -237,8 +257,12 @@ def stated_evidence(item: StatedItem, documents: Mapping[str, NoteDocument], pol
     from medeventgraph.core.verdict import EvidenceOut, SourceOut, TimeOut
 
     text = _text(documents, item.reference, item.attachment) or ""
-    lo = min(item.earlier_span[0], item.later_span[0], item.cue_start)
-    hi = max(item.earlier_span[1], item.later_span[1], item.cue_end)
+    if item.placement:  # the two sentences, wherever the section heading or cue stands
+        context = " … ".join(" ".join(text[s:e].split()) for s, e in _sentences(text, item))
+    else:
+        lo = min(item.earlier_span[0], item.later_span[0], item.cue_start)
+        hi = max(item.earlier_span[1], item.later_span[1], item.cue_end)
+        context = " ".join(text[lo:hi].split())
     path = ("presentedForm" if item.reference.startswith("DiagnosticReport/") else "content")
     json_path = f"{path}[{item.attachment}].data" if path == "presentedForm" else f"content[{item.attachment}].attachment.data"
     return EvidenceOut(
@@ -246,13 +270,27 @@ def stated_evidence(item: StatedItem, documents: Mapping[str, NoteDocument], pol
         events=[item.earlier_event, item.later_event],
         kind="relation",
         origin="note",
-        concept=f"{item.earlier_event} {'overlaps' if item.overlap else 'before'} {item.later_event} "
-                f"(stated: '{item.cue}')",
-        context=" ".join(text[lo:hi].split()),
+        concept=f"{item.earlier_event} {'overlaps' if item.overlap else 'before'} {item.later_event} ({item.basis})",
+        context=context,
         time=TimeOut(start=None, type="occurrence", granularity="unknown"),
         scope="valid",
         source=SourceOut(reference=item.reference, json_path=json_path, attachment=item.attachment,
                          start=item.cue_start, end=item.cue_end),
         derived_from=[item.earlier, item.later],
+        basis=[f"relation:{item.rule}"],
         polarity=polarity,
     )
+
+
+def _sentences(text: str, item: StatedItem) -> list[tuple[int, int]]:
+    """The sentences of the earlier and the later mention, in text order, each once."""
+    from medeventgraph.nlp.narrative import note_layout
+
+    layout = note_layout(text)
+    found = []
+    for start, end in sorted((item.earlier_span, item.later_span)):
+        i = layout.sentence_at(start)
+        span = (layout.sentences[i].start, layout.sentences[i].end) if i is not None else (start, end)
+        if span not in found:
+            found.append(span)
+    return found

@@ -9,13 +9,15 @@ Two placements are read here (resources/narrative_rules.json says which words do
 
 - **told in order**: in a narrative section (history of present illness, hospital course,
   emergency department course, a procedure's description), an event told in a later sentence
-  happened after one told in an earlier sentence, when both sentences tell past events and nothing
-  from the earlier sentence to the later one turns the story back (a past perfect "had been", "prior
-  to this", "previously", a time the later sentence states itself, which then decides instead).
+  happened after one told in an earlier sentence, when both sentences tell past events, the later
+  one does not step back in time (a past perfect "had been", "prior to this", "previously"), and
+  no sentence after the earlier one states a time of its own (which then decides instead).
   A weaker basis than a cue: it supports an order, it never refutes one.
-- **history before the episode**: an event placed in the patient's past (a past history section,
-  "history of", "status post", "previous") happened before an event the same note tells as part of
-  the present episode (its history of present illness, course, procedure). Also support only.
+- **phases of the story**: an event placed in the patient's past (a past history section,
+  "history of", "status post", "previous") happened before one the note tells as part of the
+  present episode; the presentation (chief complaint, history of present illness, preoperative
+  diagnosis) before the operation and the stay; "preoperatively" before the operation,
+  "postoperatively" after it. Also support only.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ from .rule_files import load_rule_file
 from .rules import load_section_specs
 
 __all__ = [
+    "EARLIER_SECTION",
     "HISTORY_FIRST",
+    "PHASE_CUE",
     "PLACEMENT_RULES",
     "TOLD_IN_ORDER",
     "NarrativeRules",
@@ -37,9 +41,9 @@ __all__ = [
     "Placement",
     "Section",
     "Sentence",
-    "history_order",
     "load_narrative_rules",
     "note_layout",
+    "phase_order",
     "told_order",
 ]
 
@@ -48,12 +52,14 @@ __all__ = [
 class NarrativeRules:
     narrative_roles: frozenset[str]  # sections whose sentences tell events in the order they happened
     history_roles: frozenset[str]  # sections that hold the patient's past
-    episode_roles: frozenset[str]  # sections that tell the present episode
     past: re.Pattern[str]  # a sentence that tells past events
     turns_back: re.Pattern[str]  # a sentence that steps back in time from the one before it
     states_time: re.Pattern[str]  # a sentence that states its own time (then the time decides)
     history_cue: re.Pattern[str]  # words before a mention that place it in the patient's past
     history_reach: int  # characters before a mention a history cue may stand
+    phases: dict[str, float]  # section role -> its phase in the note's story (0: the past)
+    phase_cues: tuple[tuple[float, re.Pattern[str]], ...]  # words in a sentence that set its phase
+    subheadings: frozenset[str]  # titles that continue the section they stand in ("HEENT:")
 
 
 # Words that open another clause: a history cue does not reach a mention past them ("status post
@@ -72,14 +78,24 @@ def _words(raw: dict, key: str) -> re.Pattern[str]:
 
 def _narrative_rules(raw: dict) -> NarrativeRules:
     known = {s.category for s in load_section_specs()}
-    roles = {key: frozenset(str(r) for r in raw[key]) for key in ("narrative_roles", "history_roles", "episode_roles")}
-    unknown = sorted(r for v in roles.values() for r in v if r not in known)
+    roles = {key: frozenset(str(r) for r in raw[key]) for key in ("narrative_roles", "history_roles")}
+    phases = {str(k): float(v) for k, v in raw["phases"].items()}
+    unknown = sorted(r for v in (*roles.values(), phases) for r in v if r not in known)
     if unknown:
         raise ValueError(f"unknown section roles {unknown}")
-    return NarrativeRules(roles["narrative_roles"], roles["history_roles"], roles["episode_roles"],
+    cues = tuple((float(c["phase"]), re.compile("|".join(f"(?:{p})" for p in c["words"]), re.IGNORECASE))
+                 for c in raw["phase_cues"])
+    return NarrativeRules(roles["narrative_roles"], roles["history_roles"],
                           _words(raw, "past"), _words(raw, "turns_back"), _words(raw, "states_time"),
-                          re.compile(rf"\b(?P<cue>{'|'.join(raw['history_cue'])})\b(?:(?!{_CLAUSE_BREAK})[^.;:,])*$", re.IGNORECASE),
-                          int(raw["history_reach"]))
+                          _history_cue(raw["history_cue"], int(raw["history_words_between"])),
+                          int(raw["history_reach"]), phases, cues,
+                          frozenset(" ".join(str(t).lower().split()) for t in raw["subheadings"]))
+
+
+def _history_cue(words: list[str], between: int) -> re.Pattern[str]:
+    """A history cue, then at most `between` words of the mention's own phrase (no clause break)."""
+    word = rf"(?:(?!{_CLAUSE_BREAK})[\w/'-]+)"
+    return re.compile(rf"\b(?P<cue>{'|'.join(words)})\b(?:\s+{word}){{0,{between}}}\s*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,9 +167,12 @@ def note_layout(text: str) -> NoteLayout:
     heads: list[tuple[int, int, int, str | None]] = []
     for m in _HEADING.finditer(text):
         group = "t" if m.group("t") else ("md" if m.group("md") else "line")
-        role = _role(m.group(group))
+        title = m.group(group)
+        role = _role(title)
         if group == "line" and role is None:
             continue  # "Note: ..." at a line start is not a heading unless it names a known section
+        if role is None and " ".join(title.lower().split()) in load_narrative_rules().subheadings:
+            continue  # "HEENT:" in an examination: the examination goes on
         heads.append((m.start(group), m.end(group), m.end(), role))
     sections = tuple(Section(role, s, e, body, heads[i + 1][0] if i + 1 < len(heads) else len(text))
                      for i, (s, e, body, role) in enumerate(heads))
@@ -182,7 +201,9 @@ def _add(out: list[Sentence], text: str, start: int, end: int, section: int) -> 
 
 TOLD_IN_ORDER = "told-in-order"
 HISTORY_FIRST = "history-before-episode"
-PLACEMENT_RULES = (TOLD_IN_ORDER, HISTORY_FIRST)
+EARLIER_SECTION = "earlier-section"  # the earlier mention's section tells an earlier part of the story
+PHASE_CUE = "phase-cue"  # words place the earlier mention ("preoperatively") before the other's part
+PLACEMENT_RULES = (TOLD_IN_ORDER, HISTORY_FIRST, EARLIER_SECTION, PHASE_CUE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,48 +233,58 @@ def told_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement |
     told = [text[s.start:s.end] for s in layout.sentences[i:j + 1]]
     if not (rules.past.search(told[0]) and rules.past.search(told[-1])):
         return None
-    if any(rules.turns_back.search(t) or rules.states_time.search(t) for t in told[1:]):
-        return None
+    if rules.turns_back.search(told[-1]):
+        return None  # the later event is told as having come first
+    timed = [bool(rules.states_time.search(t)) for t in told]
+    if any(timed[1:]) and not (timed[0] and timed[-1]):
+        return None  # a time stated on the way may place the later event; where both state theirs, the
+        # times decide and the telling only orders what they leave open (e.g. a year and a day in it)
     heading = layout.sections[section]
     return Placement(first, second, heading.title_start, heading.title_end, TOLD_IN_ORDER)
 
 
-def history_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement | None:
-    """One mention placed in the patient's past (a past-history section, or "history of",
-    "status post", "previous" before it in its sentence), the other told as part of the present
-    episode (in a section that tells it, not itself placed in the past): the first is earlier."""
+def phase_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement | None:
+    """The two mentions in different phases of the note's story, the earlier phase first: the
+    patient's past (a past-history section, "history of", "status post" before the mention), the
+    presentation (chief complaint, history of present illness, preoperative diagnosis), what was
+    done before an operation ("preoperatively"), the operation and the stay (its sections), and
+    what came after it ("postoperatively"). Where a mention's sentence steps back in time or
+    states a time of its own, its section does not place it."""
     layout, rules = note_layout(text), load_narrative_rules()
-    found = [_past_cue(text, layout, rules, span) for span in (a, b)]
-    episode = [_in_episode(text, layout, rules, span) and cue is None for span, cue in zip((a, b), found, strict=True)]
-    for k in (0, 1):
-        cue = found[k]
-        if cue is not None and episode[1 - k]:
-            earlier, later = (a, b) if k == 0 else (b, a)
-            return Placement(earlier, later, cue[0], cue[1], HISTORY_FIRST)
-    return None
+    pa, pb = _phase(text, layout, rules, a), _phase(text, layout, rules, b)
+    if pa is None or pb is None or pa[0] == pb[0]:
+        return None
+    (rank, cue, _, earlier), (_, _, dated, later) = sorted(((*pa, a), (*pb, b)))
+    if rank == 0 and dated:
+        return None  # a presentation told with a time of its own, or as past: the history may be later
+    by_heading = any(cue == (h.title_start, h.title_end) for h in layout.sections)
+    rule = HISTORY_FIRST if rank == 0 else EARLIER_SECTION if by_heading else PHASE_CUE
+    return Placement(earlier, later, cue[0], cue[1], rule)
 
 
-def _past_cue(text: str, layout: NoteLayout, rules: NarrativeRules, span: tuple[int, int]) -> tuple[int, int] | None:
+def _phase(text: str, layout: NoteLayout, rules: NarrativeRules, span: tuple[int, int]
+           ) -> tuple[float, tuple[int, int], bool] | None:
+    """The mention's phase, the words that place it there (a cue, or its section's title), and
+    whether its sentence states a time of its own or steps back in time."""
     index = layout.sentence_at(span[0])
     if index is None:
         return None
     sentence = layout.sentences[index]
     lead = text[max(sentence.start, span[0] - rules.history_reach):span[0]]
     m = rules.history_cue.search(lead)
+    said = text[sentence.start:sentence.end]
+    dated = bool(rules.turns_back.search(said) or rules.states_time.search(said))
     if m is not None:
         offset = span[0] - len(lead)
-        return offset + m.start("cue"), offset + m.end("cue")
-    if layout.role(index) in rules.history_roles:
-        heading = layout.sections[sentence.section]
-        return heading.title_start, heading.title_end
-    return None
-
-
-def _in_episode(text: str, layout: NoteLayout, rules: NarrativeRules, span: tuple[int, int]) -> bool:
-    """Told as part of the present episode: in a section that tells it, in a sentence that neither
-    steps back in time nor states a time of its own (which then places it instead)."""
-    index = layout.sentence_at(span[0])
-    if index is None or layout.role(index) not in rules.episode_roles:
-        return False
-    sentence = text[layout.sentences[index].start:layout.sentences[index].end]
-    return not (rules.turns_back.search(sentence) or rules.states_time.search(sentence))
+        return 0.0, (offset + m.start("cue"), offset + m.end("cue")), dated
+    role = layout.role(index)
+    heading = layout.sections[sentence.section] if sentence.section >= 0 else None
+    if role in rules.history_roles and heading is not None:
+        return 0.0, (heading.title_start, heading.title_end), dated
+    for rank, cue in rules.phase_cues:
+        m = cue.search(said)
+        if m is not None:
+            return rank, (sentence.start + m.start(), sentence.start + m.end()), dated
+    if role not in rules.phases or heading is None:
+        return None
+    return rules.phases[role], (heading.title_start, heading.title_end), dated

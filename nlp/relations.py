@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from .narrative import PLACEMENT_RULES, Placement, history_order, told_order
+from .narrative import PLACEMENT_RULES, Placement, phase_order, told_order
 from .rule_files import load_rule_file
 
 __all__ = ["OrderRule", "StatedOrder", "find_order", "find_relation", "is_placement", "load_order_rules"]
@@ -83,7 +83,7 @@ def find_relation(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOr
         found = find_order(text, a, b)
         if found is not None:
             return found
-    placed = told_order(text, a, b) or history_order(text, a, b)
+    placed = told_order(text, a, b) or phase_order(text, a, b)
     return None if placed is None else _from_placement(text, placed)
 
 

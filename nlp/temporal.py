@@ -38,7 +38,7 @@ _CUE = re.compile(
     re.IGNORECASE,
 )
 _UNIT_AFTER = re.compile(r"\s*(?:mg|mcg|ml|units?|%|mmol|meq|g\b|kg|cc)", re.IGNORECASE)
-_PREFILTER = re.compile(r"\d|yesterday|today|tonight|morning|afternoon|evening|night|ago|admission|"
+_PREFILTER = re.compile(r"\d|yesterday|today|tonight|morning|afternoon|evening|night|ago|admission|past|last|history|"
                         r"hospital day|that time|that point|next|following|presentation|POD|jan|feb|mar|apr|"
                         r"may|jun|jul|aug|sep|oct|nov|dec", re.IGNORECASE)
 _NUMBER_INSIDE = re.compile(r"\b\d+\.\d+\b")
@@ -138,8 +138,11 @@ class TimeFinder:
             return None
         day = _day(base)
         n = self._rules.number(groups.get("n") or groups.get("ord") or groups.get("ord2"))
+        if n is None and "n" in groups and groups.get("unit"):
+            n = 1  # a count the pattern leaves out: "over the past week"
         unit = (groups.get("unit") or "day").lower().rstrip("s")
-        approximate = bool(re.match(r"(?:approximately|about|around|roughly)\b", text, re.IGNORECASE))
+        approximate = rule.approximate or bool(re.match(r"(?:approximately|about|around|roughly)\b", text,
+                                                        re.IGNORECASE))
         time: EventTime | None
         if rule.shift == "ordinal_day_from_first" and n:
             time = _at(day + timedelta(days=n - 1), Granularity.DAY)

@@ -30,6 +30,7 @@ class TemporalRule:
     anchor: str
     shift: Shift
     pattern: re.Pattern[str]
+    approximate: bool = False  # a range around the shifted day, not the day itself
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,5 +65,5 @@ def _temporal_rules(raw: dict) -> TemporalRules:
         if r["shift"] not in _SHIFTS:
             raise ValueError(f"temporal rule {r['id']}: unknown shift {r['shift']!r}")
         rules.append(TemporalRule(str(r["id"]), _anchor(r["anchor"], r["id"]), r["shift"],
-                                  re.compile(r["pattern"], re.IGNORECASE)))
+                                  re.compile(r["pattern"], re.IGNORECASE), bool(r.get("approximate", False))))
     return TemporalRules({str(k): int(v) for k, v in raw["numbers"].items()}, headers, tuple(rules))

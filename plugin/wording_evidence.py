@@ -21,6 +21,11 @@ _INTERPRETATION = {"H": "high", "HH": "critically high", "L": "low", "LL": "crit
                    "A": "abnormal"}
 _SENTENCE_CHARS = 320
 _CUE = re.compile(r"\(stated: '(.+)'\)\s*$")
+# How a note relates two events (core.stated's rule kinds), as the evidence line's label.
+_RELATION_LABELS = {"relation:told-in-order": "Note tells them in this order",
+                    "relation:history-before-episode": "Note tells one as past history",
+                    "relation:earlier-section": "Note tells them in this order"}
+_BASIS = re.compile(r"\((told [^()]*)\)\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +86,13 @@ def evidence_line(item: EvidenceOut, w: Wording) -> EvidenceLine:
     is_note = not from_note_values and (item.origin == "note" or item.source.start is not None)
     qualifiers = tuple(w.assertion_words.get(k, k) for k, on in item.assertion.items() if on)
     rtype = item.source.reference.split("/", 1)[0]
-    if item.kind == "relation":  # an order a note states in words (core.stated): the cue in bold
+    if item.kind == "relation" and item.basis and item.basis[0] in _RELATION_LABELS:
+        # where the note places the two (the order of telling, its past history): the two sentences,
+        # and in words where the order came from ("told in this order in the hospital course")
+        told = _BASIS.search(item.concept)
+        label = f"{_RELATION_LABELS[item.basis[0]]} ({told.group(1)})" if told else _RELATION_LABELS[item.basis[0]]
+        before, mention, after = _trim(" ".join(item.context.split()), None), "", ""
+    elif item.kind == "relation":  # an order a note states in words (core.stated): the cue in bold
         cue = _CUE.search(item.concept)
         label = "Note states the order"
         before, mention, after = _split(item.context, cue.group(1) if cue else "")

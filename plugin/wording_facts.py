@@ -194,6 +194,7 @@ def facts_for(verdict: Verdict, query: VerificationQuery | None, w: Wording) -> 
     vals["counter_date"] = when_text(cw)
     vals["counter_day"] = when_text(cw, with_time=False)
     vals.update(_chain(rd, verdict))
+    vals["note_basis"] = _note_basis(rd, rel)
     variant = _variant(verdict, rel, missing, first, second)
     if variant == "chain" or (verdict.failure and verdict.failure.value == "unresolved_transition"):
         vals["dates"] = vals["chain_dates"]
@@ -266,12 +267,26 @@ def _chain(rd: _Reader, v: Verdict) -> dict[str, str]:
             (day_text(whens[0]) if whens else "dates unknown")}
 
 
+_BASIS = re.compile(r"\(((?:stated|told)\b[^()]*)\)\s*$")
+
+
+def _note_basis(rd: _Reader, rel: RelationOut | None) -> str:
+    """Where a note-stated order came from, in words: "stated: 'subsequently'", "told in this
+    order in the hospital course" (the relation evidence's own words), or "" for recorded times."""
+    row = rd.by_id.get(rel.stated) if rel is not None and rel.stated else None
+    found = _BASIS.search(row.concept) if row is not None else None
+    return found.group(1) if found else ""
+
+
 def _variant(v: Verdict, rel: RelationOut | None, missing: list[str], first: str, second: str) -> str | None:
     label = v.verdict.value
     if label == "supported":
         if len(v.relations) > 1:
             return "chain"
-        return "overlap" if rel is not None and rel.type == "overlaps" else None
+        overlap = rel is not None and rel.type == "overlaps"
+        if rel is not None and rel.stated:
+            return "stated_overlap" if overlap else "stated"
+        return "overlap" if overlap else None
     if v.failure is not None and v.failure.value == "missing_endpoint":
         if first in missing and second in missing:
             return "both"

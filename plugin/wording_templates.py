@@ -28,7 +28,7 @@ PLACEHOLDERS = frozenset({
     "first_last_label", "first_last_day", "first_last_date", "second_first_day", "second_first_date",
     "denied", "denied_s", "other", "other_s", "other_date", "denied_rel",
     "relation_words", "scope", "scope_short", "scope_clause",
-    "chain_s", "chain_dated", "ordered_steps",
+    "chain_s", "chain_dated", "ordered_steps", "note_basis",
 })
 
 

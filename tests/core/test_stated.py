@@ -117,6 +117,13 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         (_SWITCHED, "Avelox", "Augmentin", "switched to"),
         (_SWITCHED, "Augmentin", "Rocephin", "and then"),
         ("He was on lisinopril, which was changed to losartan.", "lisinopril", "losartan", "was changed to"),
+        # a stated cause is stated first
+        ("He was started on amiodarone and this caused bradycardia.", "amiodarone", "bradycardia", "this caused"),
+        ("Her hyperkalemia was likely secondary to spironolactone.", "spironolactone", "hyperkalemia",
+         "secondary to"),
+        ("Fever and chills began on Sunday, for which she was given ibuprofen.", "chills", "ibuprofen",
+         "for which she was given"),
+        ("He was admitted with cellulitis, developed a rash and was moved.", "cellulitis", "rash", "developed"),
     ],
 )
 def test_each_cue_reads_its_order(sentence, earlier, later, cue):
@@ -176,6 +183,7 @@ def test_stated_overlap_supports_overlaps_and_cites_the_cue(note_pipeline):
 
 
 @pytest.mark.parametrize("text", [
+    "GI bleed, continue Coumadin and follow the counts.",
     "While on Coumadin she had a GI bleed.",
     "She had a GI bleed while on Coumadin.",
     "She was on Coumadin when she developed a GI bleed.",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from medeventgraph.nlp.narrative import HISTORY_FIRST, TOLD_IN_ORDER, history_order, note_layout, told_order
+from medeventgraph.nlp.narrative import HISTORY_FIRST, TOLD_IN_ORDER, note_layout, phase_order, told_order
 from medeventgraph.nlp.relations import check_order, find_relation
 
 
@@ -59,19 +59,19 @@ def test_no_told_order(text):
 def test_history_before_the_episode():
     text = ("PAST SURGICAL HISTORY: ,Appendectomy.,HISTORY OF PRESENT ILLNESS: ,She presented with "
             "right lower quadrant pain and was found to have a small bowel obstruction.")
-    placed = history_order(text, span(text, "small bowel obstruction"), span(text, "Appendectomy"))
+    placed = phase_order(text, span(text, "small bowel obstruction"), span(text, "Appendectomy"))
     assert placed is not None and placed.rule == HISTORY_FIRST
     assert placed.earlier == span(text, "Appendectomy")
     assert text[placed.cue_start:placed.cue_end] == "PAST SURGICAL HISTORY"
     cue = "HISTORY OF PRESENT ILLNESS: He is status post coronary stenting and was admitted with chest pain."
-    placed = history_order(cue, span(cue, "chest pain"), span(cue, "coronary stenting"))
+    placed = phase_order(cue, span(cue, "chest pain"), span(cue, "coronary stenting"))
     assert placed is not None and cue[placed.cue_start:placed.cue_end] == "status post"
 
 
 def test_history_mention_told_in_a_past_sentence_is_not_the_episode():
     text = ("HISTORY OF PRESENT ILLNESS: He had been on hemodialysis for years.,"
             "PAST SURGICAL HISTORY: Kidney transplant.")
-    assert history_order(text, span(text, "hemodialysis"), span(text, "Kidney transplant")) is None
+    assert phase_order(text, span(text, "hemodialysis"), span(text, "Kidney transplant")) is None
 
 
 def test_a_placement_is_rechecked_from_the_text():
