@@ -5,7 +5,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from medeventgraph.nlp.narrative import HISTORY_FIRST, TOLD_IN_ORDER, note_layout, phase_order, told_order
+from medeventgraph.nlp.narrative import (
+    EARLIER_SECTION,
+    HISTORY_FIRST,
+    PHASE_CUE,
+    TOLD_IN_ORDER,
+    note_layout,
+    phase_order,
+    told_order,
+)
 from medeventgraph.nlp.relations import check_order, find_relation
 
 
@@ -84,3 +92,23 @@ def test_a_placement_is_rechecked_from_the_text():
     assert not check_order(HPI, replace(found, earlier=found.later, later=found.earlier))
     moved = HPI.replace("HISTORY OF PRESENT ILLNESS", "MEDICATIONS               ")
     assert not check_order(moved, replace(found, cue=moved[found.cue_start:found.cue_end]))
+
+
+def test_phases_of_an_operative_note():
+    text = ("PREOPERATIVE DIAGNOSIS: ,Right ureteral stone.,PROCEDURE PERFORMED: ,Right ureteroscopy and "
+            "laser lithotripsy.,ANESTHESIA: ,General.  Cefazolin was given preoperatively.  Postoperatively "
+            "she had a fever.")
+    by_section = phase_order(text, span(text, "ureteroscopy"), span(text, "ureteral stone"))
+    assert by_section is not None and by_section.rule == EARLIER_SECTION
+    assert by_section.earlier == span(text, "ureteral stone")
+    assert text[by_section.cue_start:by_section.cue_end] == "PREOPERATIVE DIAGNOSIS"
+    before = phase_order(text, span(text, "ureteroscopy"), span(text, "Cefazolin"))
+    assert before is not None and before.rule == PHASE_CUE and before.earlier == span(text, "Cefazolin")
+    assert text[before.cue_start:before.cue_end] == "preoperatively"
+    after = phase_order(text, span(text, "fever"), span(text, "lithotripsy"))
+    assert after is not None and after.earlier == span(text, "lithotripsy")
+
+
+def test_a_subheading_continues_its_section():
+    text = ("PHYSICAL EXAMINATION: ,VITAL SIGNS: Stable.,HEENT: Normal.,PAST MEDICAL HISTORY: ,Asthma.")
+    assert [s.role for s in note_layout(text).sections] == ["physical_exam", "past_medical_history"]

@@ -3,7 +3,7 @@ each form resolves against the anchor the record states, and without it stays un
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from medeventgraph.nlp.temporal import Anchors, header_anchors
@@ -57,6 +57,23 @@ def test_approximate_weeks_hold_the_stated_range(finder):
     (t,) = finder.find("She quit smoking about 6 weeks ago.", ANCHORS)
     lo, hi = t.time.start_window()
     assert t.approximate and lo < datetime(2023, 12, 4, tzinfo=UTC) < hi  # six weeks before 2024-01-15
+
+
+@pytest.mark.parametrize(("sentence", "expression", "before"), [
+    ("She has had a dry cough for the past 3 days.", "for the past 3 days", 3),
+    ("Over the past week, he has noticed his ankles swelling.", "Over the past week", 7),
+    ("A 71-year-old with a 5- to 6-day history of left lower quadrant pain.", "5- to 6-day history of", 5),
+])
+def test_how_long_a_complaint_has_lasted_times_its_onset(finder, sentence, expression, before):
+    """A stated duration up to the note ('for the past 3 days') places the onset that long before
+    the note, as a range: the words say about when it began, not the day."""
+    (t,) = [t for t in finder.find(sentence, ANCHORS) if t.text == expression]
+    lo, hi = t.time.start_window()
+    assert t.approximate and lo <= NOTE - timedelta(days=before) <= hi
+
+
+def test_a_duration_of_a_past_course_is_no_time(finder):
+    assert finder.find("He took steroids for about 3 days and stopped.", ANCHORS) == ()
 
 
 def test_no_anchor_no_time(finder):
