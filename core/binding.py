@@ -26,6 +26,11 @@ Basis kinds and what their check requires (every kind also requires `event_admit
            concept the event's text expands to; and the item's own value passes the rule's
            test and the indication's stricter limit, if any. The kind constraint of
            `event_admits` is the one exception: a condition event admits this derived item.
+  value    detail "analyte|value[|without:words]" (core.value_query): a lab or vital event named
+           by its value ("creatinine 3.2", "heart rate in the 50s"). The event's text, read
+           again, states that analyte and value (and leaves out exactly those words); the item
+           carries one of the analyte's LOINC codes, and its own value is the query's (within
+           the precision of both numbers, inside a stated decade, the same reading).
 
 Extending: add a member to `BasisKind` and its check to `CHECKS` (a check is a pure
 function of the item, the event spec, the detail and the `BindingContext`). A constraint every basis
@@ -94,6 +99,7 @@ class BasisKind(str, Enum):
     KIND = "kind"
     SIMILARITY = "similarity"
     DERIVED_FINDING = "derived-finding"
+    VALUE = "value"
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -236,6 +242,14 @@ def _check_derived_finding(item: BoundItem, event: EventSpec, detail: str, ctx: 
     return basis is not None and basis.detail == detail
 
 
+def _check_value(item: BoundItem, event: EventSpec, detail: str, ctx: BindingContext) -> bool:
+    from medeventgraph.core.value_query import parse_value_query, value_matches
+
+    stated = parse_value_query(event.text, ctx.lexicon) if event.text and not event.hidden else None
+    return (stated is not None and stated.detail == detail and bool(stated.codes & set(item.codes))
+            and value_matches(stated, item.value))
+
+
 CHECKS: Mapping[BasisKind, BasisCheck] = MappingProxyType({
     BasisKind.CODE: _check_code,
     BasisKind.LEXICON: _check_lexicon,
@@ -243,6 +257,7 @@ CHECKS: Mapping[BasisKind, BasisCheck] = MappingProxyType({
     BasisKind.KIND: _check_kind,
     BasisKind.SIMILARITY: _check_similarity,
     BasisKind.DERIVED_FINDING: _check_derived_finding,
+    BasisKind.VALUE: _check_value,
 })
 
 
