@@ -20,6 +20,7 @@ from medeventgraph.core.binding import (
     allowed_kinds,
     derived_finding_basis,
     kind_allows,
+    phrase_basis,
 )
 from medeventgraph.core.lexicon import ExpandedTerm, Lexicon, normalize_text
 from medeventgraph.core.query import EventSpec
@@ -45,7 +46,7 @@ def term_pattern(terms: Iterable[str]) -> re.Pattern[str]:
 @dataclass(frozen=True, slots=True)
 class Match:
     occurrence: str
-    reason: str  # "code", "text", "synonym", "class", "note", "kind", "derived-finding", "value"
+    reason: str  # "code", "text", "synonym", "class", "note", "kind", "derived-finding", "value", "phrase"
     detail: str  # the code or the surface term that matched
     historical_display: bool = False  # e.g. "History of myocardial infarction (situation)"
     basis: BindingBasis | None = None  # why it binds, for the contract to re-check
@@ -109,6 +110,13 @@ def ground_event(
         if event.hidden:
             matches.append(Match(occ.id, "kind", event.kind or "", basis=BindingBasis(event.id, BasisKind.KIND,
                                                                                       event.kind or "")))
+            continue
+        if literal is not None and occ.extra_value("phrase_term") == literal:
+            # the note tells the event in its own order and forms (nlp/phrases.py): only the
+            # phrase basis, which the contract re-reads from the note's words, binds it
+            basis = phrase_basis(event.id, occ.extra_value("phrase_pieces") or "", occ.extra_value("phrase_without"))
+            matches.append(Match(occ.id, "phrase", basis.detail, basis=basis))
+            recorded = recorded or occ.kind is Kind.CONDITION
             continue
         match = _match_one(occ, codes, pattern, literal, expanded, displays, texts)
         if match is not None:
