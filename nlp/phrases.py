@@ -29,7 +29,7 @@ from .wordforms import WordForms
 __all__ = ["PhraseFind", "PhraseRules", "PhraseSlots", "Stems", "check_phrase", "find_phrases", "load_phrase_rules",
            "phrase_slots", "shared_stems", "words_of"]
 
-_WORD = re.compile(r"[A-Za-z0-9]+|[^\sA-Za-z0-9]")
+_WORD = re.compile(r"[A-Za-z]+|\d+(?:[.,]\d+)*|[^\sA-Za-z0-9]")
 _MAX_STEMS = 200_000  # memoised words: note vocabularies are unbounded
 
 
@@ -42,13 +42,15 @@ class PhraseRules:
     droppable: frozenset[str]
     combining_forms: tuple[tuple[str, str], ...]  # longest prefix first
     ectomy_actions: tuple[str, ...]
+    initialisms: dict[str, str]  # "prbc" -> "packed red blood cell"
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PhraseRules:
         forms = dict(data["combining_forms"])
         return cls(int(data["max_extra"]), frozenset(data["function_words"]), frozenset(data["break_marks"]),
                    frozenset(data["break_words"]), frozenset(data["droppable_modifiers"]),
-                   tuple(sorted(forms.items(), key=lambda kv: -len(kv[0]))), tuple(data["ectomy_actions"]))
+                   tuple(sorted(forms.items(), key=lambda kv: -len(kv[0]))), tuple(data["ectomy_actions"]),
+                   {k.lower(): v.lower() for k, v in data.get("initialisms", {}).items()})
 
 
 @cache
@@ -84,10 +86,27 @@ class Stems:
         found = self._memo.get(word)
         if found is None:
             lower = word.lower()
-            found = frozenset({self.stem(lower)}) | self._ectomy(lower)
+            found = frozenset({self.stem(lower)}) | self._ectomy(lower) | self._spelled(lower)
             if len(self._memo) < _MAX_STEMS:
                 self._memo[word] = found
         return found
+
+    def initialism(self, lower: str) -> str | None:
+        """The long form a short form names ("prbcs" -> "packed red blood cell"), if listed."""
+        found = self._rules.initialisms.get(lower)
+        if found is None and lower.endswith("s") and len(lower) > 3:
+            found = self._rules.initialisms.get(lower[:-1])
+        return found
+
+    def fills_many(self, lower: str) -> bool:
+        """An '-ectomy' word (organ and act) or a short form (its long form's words) fills several slots."""
+        return lower.endswith(("ectomy", "ectomies")) or self.initialism(lower) is not None
+
+    def _spelled(self, lower: str) -> frozenset[str]:
+        long = self.initialism(lower)
+        if long is None:
+            return frozenset()
+        return frozenset(self.stem(w) for w, _, _ in words_of(long) if w.isalpha() and w not in self._rules.function_words)
 
     def _ectomy(self, lower: str) -> frozenset[str]:
         if not lower.endswith(("ectomy", "ectomies")):
@@ -100,6 +119,11 @@ class Stems:
     def slots_of(self, word: str) -> list[frozenset[str]]:
         """The slots a query word fills: one, or two for an '-ectomy' word (its organ, its act)."""
         lower = word.lower()
+        long = self.initialism(lower)
+        if long is not None:
+            own = self.stem(lower)
+            return [frozenset({self.stem(w), own}) for w, _, _ in words_of(long)
+                    if w.isalpha() and w not in self._rules.function_words]
         if not lower.endswith(("ectomy", "ectomies")):
             return [self.of(word)]
         root = lower[: lower.rindex("ectom")]
@@ -171,8 +195,8 @@ def _window(words: Sequence[tuple[str, int, int]], i: int, slots: tuple[frozense
             if extra > rules.max_extra:
                 return None
             continue
-        if len(filled) > 1 and not lower.endswith(("ectomy", "ectomies")):
-            filled = filled[:1]  # a plain word fills one slot; an '-ectomy' word its organ and its act
+        if len(filled) > 1 and not stems.fills_many(lower):
+            filled = filled[:1]  # a plain word fills one slot; an '-ectomy' word or a short form several
         open_slots.difference_update(filled)
         pieces.append((start, end))
         if not open_slots:

@@ -75,3 +75,37 @@ def test_a_left_out_modifier_is_recorded_in_the_basis(index) -> None:
     query, match, mention = _phrase_mention(index, "laparoscopic appendix removal")
     assert match.basis is not None and match.basis.detail.endswith("|without:laparoscopic")
     assert admit(index, query, [Candidate(mention, (match.basis,))]).items != ()
+
+
+CLASS_NOTE = ("Assessment: pneumonia. Plan: continue current antibiotics. Her metoprolol was restarted at "
+              "12.5 mg twice daily.")
+
+
+@pytest.fixture(scope="module")
+def class_index(note_pipeline):
+    resources = note_record_resources(CLASS_NOTE, drug="heparin 5000 units", drug_id="hep", given="2024-01-01T08:00:00Z")
+    bundle = {"resourceType": "Bundle", "type": "collection", "entry": [{"resource": r} for r in resources]}
+    settings = Settings()
+    return build_index(select_patient(load(bundle, settings=settings), None), settings, notes=note_pipeline)
+
+
+def _medication(text: str) -> VerificationQuery:
+    return VerificationQuery.model_validate({
+        "id": "q", "scope": "patient",
+        "events": [{"id": "e0", "text": text, "kind": "medication"}, {"id": "e1", "text": "pneumonia", "kind": "condition"}],
+        "relations": [{"from": "e0", "to": "e1", "type": "overlaps"}]})
+
+
+def test_a_class_named_in_the_note_binds_the_class_not_a_member(class_index) -> None:
+    [match] = ground_all(class_index, _medication("antibiotics"))["e0"].matches
+    assert class_index.occurrences[match.occurrence].extra_value("literal") == "antibiotics"
+    assert match.basis == BindingBasis("e0", BasisKind.LEXICON, "class:antibiotic")
+    assert admit(class_index, _medication("antibiotics"), [Candidate(class_index.occurrences[match.occurrence],
+                                                                     (match.basis,))]).items != ()
+    assert ground_all(class_index, _medication("ceftriaxone"))["e0"].matches == ()  # the class is no member
+
+
+@pytest.mark.parametrize("text", ["metoprolol 12.5 mg", "Lopressor 12.5 mg twice daily", "beta blocker"])
+def test_a_dose_or_brand_names_the_drug(class_index, text: str) -> None:
+    matches = ground_all(class_index, _medication(text))["e0"].matches
+    assert [class_index.occurrences[m.occurrence].extra_value("literal") for m in matches] == ["metoprolol"]

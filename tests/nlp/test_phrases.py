@@ -35,6 +35,11 @@ def _found(event: str, sentence: str) -> list[str]:
     # an '-ectomy' word read as its organ and its act, both ways
     ("splenectomy", "The spleen was then resected en bloc.", "spleen was then resected"),
     ("gallbladder removal", "She had a cholecystectomy in 2010.", "cholecystectomy"),
+    # a short form fills the words it stands for, both ways
+    ("packed red blood cell transfusion", "Status post transfusion of two units of PRBCs.",
+     "transfusion of two units of PRBCs"),
+    ("chronic obstructive pulmonary disease exacerbation", "Admitted for a COPD exacerbation.", "COPD exacerbation"),
+    ("DVT", "He developed a deep vein thrombosis of the left leg.", "deep vein thrombosis"),
 ])
 def test_split_and_reordered_events_are_found(event: str, sentence: str, words: str) -> None:
     assert _found(event, sentence) == [words]
