@@ -43,6 +43,7 @@ class PhraseRules:
     combining_forms: tuple[tuple[str, str], ...]  # longest prefix first
     ectomy_actions: tuple[str, ...]
     initialisms: dict[str, str]  # "prbc" -> "packed red blood cell"
+    synonym_sets: tuple[tuple[frozenset[str], tuple[str, ...]], ...]  # (qualifiers, the words that tell them)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PhraseRules:
@@ -50,7 +51,8 @@ class PhraseRules:
         return cls(int(data["max_extra"]), frozenset(data["function_words"]), frozenset(data["break_marks"]),
                    frozenset(data["break_words"]), frozenset(data["droppable_modifiers"]),
                    tuple(sorted(forms.items(), key=lambda kv: -len(kv[0]))), tuple(data["ectomy_actions"]),
-                   {k.lower(): v.lower() for k, v in data.get("initialisms", {}).items()})
+                   {k.lower(): v.lower() for k, v in data.get("initialisms", {}).items()},
+                   tuple((frozenset(s["qualifiers"]), tuple(s["words"])) for s in data.get("synonym_sets", ())))
 
 
 @cache
@@ -86,7 +88,8 @@ class Stems:
         found = self._memo.get(word)
         if found is None:
             lower = word.lower()
-            found = frozenset({self.stem(lower)}) | self._ectomy(lower) | self._spelled(lower)
+            found = frozenset({self.stem(lower)}) | self._ectomy(lower) | (self._spelled(lower) if _capitals(word)
+                                                                            else frozenset())
             if len(self._memo) < _MAX_STEMS:
                 self._memo[word] = found
         return found
@@ -98,9 +101,15 @@ class Stems:
             found = self._rules.initialisms.get(lower[:-1])
         return found
 
-    def fills_many(self, lower: str) -> bool:
+    def fills_many(self, word: str) -> bool:
         """An '-ectomy' word (organ and act) or a short form (its long form's words) fills several slots."""
-        return lower.endswith(("ectomy", "ectomies")) or self.initialism(lower) is not None
+        lower = word.lower()
+        return lower.endswith(("ectomy", "ectomies")) or (_capitals(word) and self.initialism(lower) is not None)
+
+    def qualifier(self, lower: str) -> frozenset[str] | None:
+        """The stems that tell a change a query states by this qualifier ("elevated": rose, raised ...)."""
+        return next((frozenset(self.stem(w) for w in words) for quals, words in self._rules.synonym_sets
+                     if lower in quals), None)
 
     def _spelled(self, lower: str) -> frozenset[str]:
         long = self.initialism(lower)
@@ -138,6 +147,12 @@ def shared_stems() -> Stems:
     return Stems(WordForms(), load_phrase_rules())
 
 
+def _capitals(word: str) -> bool:
+    """A short form as notes write one: capitals, perhaps a plural 's' ("PRBCs")."""
+    core = word[:-1] if word.endswith("s") and len(word) > 2 else word
+    return core.isupper()
+
+
 def words_of(text: str) -> list[tuple[str, int, int]]:
     """(word, start, end): letters-and-digits runs and single marks, as both sides split them."""
     return [(m.group(), m.start(), m.end()) for m in _WORD.finditer(text)]
@@ -162,6 +177,9 @@ def phrase_slots(text: str, stems: Stems, *, drop: bool = False) -> PhraseSlots 
         return None
     kept = [w for w in content if w.lower() not in dropped]
     slots = tuple(s for w in kept for s in stems.slots_of(w))
+    qualifier = stems.qualifier(kept[0].lower()) if len(kept) > 1 else None
+    if qualifier is not None:  # "elevated LFTs": the change may be told in other words
+        slots = (qualifier | slots[0], *slots[1:])
     return PhraseSlots(slots, dropped) if slots else None
 
 
@@ -195,7 +213,7 @@ def _window(words: Sequence[tuple[str, int, int]], i: int, slots: tuple[frozense
             if extra > rules.max_extra:
                 return None
             continue
-        if len(filled) > 1 and not stems.fills_many(lower):
+        if len(filled) > 1 and not stems.fills_many(word):
             filled = filled[:1]  # a plain word fills one slot; an '-ectomy' word or a short form several
         open_slots.difference_update(filled)
         pieces.append((start, end))

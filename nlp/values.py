@@ -51,6 +51,7 @@ _POSTFIX_DECADE = re.compile(
     re.IGNORECASE,
 )
 _DIGIT = re.compile(r"\d")
+_STATED_NORMAL = re.compile(r"\b(?:within\s+)?normal(?:\s+limits|\s+range)?\s+at\s*$", re.IGNORECASE)
 _REACH = 60  # an alias with no digit this near (after it, or before it: "in the 60s systolic") states no value
 _CLAUSE_BREAK = re.compile(r"[,;:()\[\]]|\bbut\b|\bwhich\b|\band\b", re.IGNORECASE)
 _QUARTERS = {None: (0, 9), "low": (0, 3), "lower": (0, 3), "mid": (3, 7), "middle": (3, 7), "high": (7, 9), "upper": (7, 9)}
@@ -187,7 +188,9 @@ class _SentenceReader:
         if len(gap.split()) > _GAP_WORDS or self._alias_between(alias_end, digit):
             return None
         words = self.table.not_a_measurement
-        if _has_word(self.masked[alias_end:digit], words.limit) or _has_word(gap, words.intent):
+        # "was within normal limits at 94" states the value, and that it is normal: no limit
+        stated_normal = _STATED_NORMAL.search(gap) is not None
+        if (not stated_normal and _has_word(self.masked[alias_end:digit], words.limit)) or _has_word(gap, words.intent):
             return None
         lead = re.search(r"(?:the\s+)?(?:(?:low|lower|mid|middle|high|upper)[\s-]+)?$", gap, re.IGNORECASE)
         start = alias_end + lead.start() if lead else digit

@@ -40,6 +40,10 @@ def _found(event: str, sentence: str) -> list[str]:
      "transfusion of two units of PRBCs"),
     ("chronic obstructive pulmonary disease exacerbation", "Admitted for a COPD exacerbation.", "COPD exacerbation"),
     ("DVT", "He developed a deep vein thrombosis of the left leg.", "deep vein thrombosis"),
+    ("heparin-induced thrombocytopenia", "Course complicated by HIT on day 5.", "HIT"),
+    # a change named by the query, told by the note in other words
+    ("elevated troponin", "Her troponin rose overnight.", "troponin rose"),
+    ("low platelets", "His platelets fell to 40 after heparin.", "platelets fell"),
 ])
 def test_split_and_reordered_events_are_found(event: str, sentence: str, words: str) -> None:
     assert _found(event, sentence) == [words]
@@ -51,6 +55,9 @@ def test_split_and_reordered_events_are_found(event: str, sentence: str, words: 
     ("appendix removal", "The appendix appeared normal but the ovarian cyst was removed."),
     ("chest tube insertion", "A chest tube was considered."),  # the act is not told
     ("spleen biopsy", "The spleen was normal in size. A liver biopsy was taken."),  # two sentences
+    ("heparin-induced thrombocytopenia", "He was hit by a car."),  # a short form only as written, in capitals
+    ("elevated troponin", "Her troponin was stable."),
+    ("fall", "Her potassium dropped overnight."),  # the event named by the word is no qualifier
 ])
 def test_words_not_told_together_are_no_phrase(event: str, sentence: str) -> None:
     assert _found(event, sentence) == []

@@ -152,6 +152,8 @@ def test_a_range_of_readings_is_no_change() -> None:
                                               ("white-blood-cell-count", 9.2, "White count fell from 18,500 to 9.2")]),
     ("Tmax over the last 48 hours was 101.4.", [("body-temperature", 101.4, "Tmax over the last 48 hours was 101.4")]),
     ("Weight loss of 20 pounds since spring.", []),
+    ("Her glucose last spring was within normal limits at 88.", [("glucose", 88.0, "glucose last spring was within normal limits at 88")]),
+    ("Glucose within normal limits (70-100).", []),
     ("Pulse ox 97% on room air.", []),
     ("Sodium 1,234 ml given", []),
     ("K 4", []),  # a bare short form before an integer: no decimal, no unit
