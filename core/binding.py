@@ -26,6 +26,18 @@ Basis kinds and what their check requires (every kind also requires `event_admit
            concept the event's text expands to; and the item's own value passes the rule's
            test and the indication's stricter limit, if any. The kind constraint of
            `event_admits` is the one exception: a condition event admits this derived item.
+  phrase   detail "pieces[|without:words]" (nlp/phrases.py): a note mention whose words tell the
+           event split or reordered in one clause ("the gallbladder was removed" for "gallbladder
+           removal"). The contract reads the item's cited characters from the note itself
+           (`cited_words`); the pieces (offsets in them) fill every content word of the event's
+           text in some form of it, the cited words hold no clause break and at most the allowed
+           other words, and the left-out words are droppable modifiers of the event (the binding
+           is then partial, and says so).
+  value    detail "analyte|value[|without:words]" (core.value_query): a lab or vital event named
+           by its value ("creatinine 3.2", "heart rate in the 50s"). The event's text, read
+           again, states that analyte and value (and leaves out exactly those words); the item
+           carries one of the analyte's LOINC codes, and its own value is the query's (within
+           the precision of both numbers, inside a stated decade, the same reading).
 
 Extending: add a member to `BasisKind` and its check to `CHECKS` (a check is a pure
 function of the item, the event spec, the detail and the `BindingContext`). A constraint every basis
@@ -46,7 +58,7 @@ from medeventgraph.core.actions import action_admits, counts_against
 from medeventgraph.core.derive import DERIVE_SYSTEM, rules_by_id
 from medeventgraph.core.lexicon import ExpandedTerm, Lexicon, normalize_text
 from medeventgraph.core.query import EventSpec, VerificationQuery
-from medeventgraph.occurrence import Kind, Value
+from medeventgraph.occurrence import Kind, NoteDocument, SourceRef, Value
 
 __all__ = [
     "CHECKS",
@@ -57,9 +69,11 @@ __all__ = [
     "BindingContext",
     "BoundItem",
     "basis_holds",
+    "cited_words",
     "derived_finding_basis",
     "event_admits",
     "kind_allows",
+    "phrase_basis",
     "whole_words",
 ]
 
@@ -94,6 +108,8 @@ class BasisKind(str, Enum):
     KIND = "kind"
     SIMILARITY = "similarity"
     DERIVED_FINDING = "derived-finding"
+    VALUE = "value"
+    PHRASE = "phrase"
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -125,6 +141,8 @@ class BoundItem(Protocol):
     def derived_from(self) -> tuple[str, ...]: ...  # a derived item's cited values
     @property
     def value(self) -> Value | None: ...
+    @property
+    def cited(self) -> str | None: ...  # a note item's characters, read from the note by the contract
 
 
 @dataclass(frozen=True)
@@ -236,6 +254,42 @@ def _check_derived_finding(item: BoundItem, event: EventSpec, detail: str, ctx: 
     return basis is not None and basis.detail == detail
 
 
+def phrase_basis(event: str, pieces: str, dropped: str | None) -> BindingBasis:
+    """The phrase basis of a mention whose extra records `phrase_pieces` (and `phrase_without`)."""
+    return BindingBasis(event, BasisKind.PHRASE, pieces + (f"|without:{dropped}" if dropped else ""))
+
+
+def _check_phrase(item: BoundItem, event: EventSpec, detail: str, ctx: BindingContext) -> bool:
+    from medeventgraph.nlp.phrases import check_phrase
+
+    cited = item.cited
+    if cited is None or event.hidden or not event.text:
+        return False
+    written, _, without = detail.partition("|without:")
+    try:
+        pieces = tuple((int(a), int(b)) for a, b in (p.split("-", 1) for p in written.split(",")))
+    except ValueError:
+        return False
+    return check_phrase(cited, normalize_text(event.text), pieces, tuple(without.split()))
+
+
+def cited_words(source: SourceRef, documents: Mapping[str, NoteDocument]) -> str | None:
+    """The characters a note item cites, read from the note's own text (None: not a note span)."""
+    if source.start is None or source.end is None:
+        return None
+    document = documents.get(source.reference)
+    text = next((t.text for t in document.texts if t.attachment == (source.attachment or 0)), None) if document else None
+    return text[source.start:source.end] if text is not None and source.end <= len(text) else None
+
+
+def _check_value(item: BoundItem, event: EventSpec, detail: str, ctx: BindingContext) -> bool:
+    from medeventgraph.core.value_query import parse_value_query, value_matches
+
+    stated = parse_value_query(event.text, ctx.lexicon) if event.text and not event.hidden else None
+    return (stated is not None and stated.detail == detail and bool(stated.codes & set(item.codes))
+            and value_matches(stated, item.value))
+
+
 CHECKS: Mapping[BasisKind, BasisCheck] = MappingProxyType({
     BasisKind.CODE: _check_code,
     BasisKind.LEXICON: _check_lexicon,
@@ -243,6 +297,8 @@ CHECKS: Mapping[BasisKind, BasisCheck] = MappingProxyType({
     BasisKind.KIND: _check_kind,
     BasisKind.SIMILARITY: _check_similarity,
     BasisKind.DERIVED_FINDING: _check_derived_finding,
+    BasisKind.VALUE: _check_value,
+    BasisKind.PHRASE: _check_phrase,
 })
 
 

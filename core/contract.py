@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 import orjson
-from medeventgraph.core.binding import BindingBasis, BindingContext, basis_holds
+from medeventgraph.core.binding import BindingBasis, BindingContext, basis_holds, cited_words
 from medeventgraph.core.lexicon import Lexicon, normalize_text
 from medeventgraph.core.query import Scope, VerificationQuery
 from medeventgraph.core.stated import StatedItem, check_stated, find_stated
@@ -83,6 +83,11 @@ class EvidenceItem:
     def has_issued(self) -> bool:
         """An item's time is already chosen: a collected lab item cannot stand for its result."""
         return False
+
+    @property
+    def cited(self) -> str | None:
+        """An admitted item keeps no note words: the contract read them (its probe) when it admitted it."""
+        return None
 
 
 @dataclass(frozen=True)
@@ -188,6 +193,7 @@ class _Probe:
     has_issued: bool
     derived_from: tuple[str, ...]
     value: Value | None
+    cited: str | None = None  # the note's own characters at the item's span, read here (phrase bases)
 
 
 def _codes(occ: Occurrence) -> tuple[str, ...]:
@@ -231,7 +237,7 @@ def contract(
     for cand in merged.values():
         occ = cand.occurrence
         probe = _Probe(occ.kind, occ.status, _displays(occ), _codes(occ), _action(occ), occ.issued is not None,
-                       occ.derived_from, occ.value)
+                       occ.derived_from, occ.value, cited_words(occ.source, documents))
         claimed = sorted(set(cand.basis))
         holding = tuple(b for b in claimed if basis_holds(b, probe, ctx))
         for b in set(claimed) - set(holding):

@@ -20,9 +20,11 @@ from medeventgraph.core.binding import (
     allowed_kinds,
     derived_finding_basis,
     kind_allows,
+    phrase_basis,
 )
 from medeventgraph.core.lexicon import ExpandedTerm, Lexicon, normalize_text
 from medeventgraph.core.query import EventSpec
+from medeventgraph.core.value_query import parse_value_query, value_matches
 from medeventgraph.occurrence import Kind, Occurrence
 
 __all__ = ["Grounding", "Match", "display_text", "ground_event", "kind_allows", "term_pattern"]
@@ -44,7 +46,7 @@ def term_pattern(terms: Iterable[str]) -> re.Pattern[str]:
 @dataclass(frozen=True, slots=True)
 class Match:
     occurrence: str
-    reason: str  # "code", "text", "synonym", "class", "note", "kind", "derived-finding"
+    reason: str  # "code", "text", "synonym", "class", "note", "kind", "derived-finding", "value", "phrase"
     detail: str  # the code or the surface term that matched
     historical_display: bool = False  # e.g. "History of myocardial infarction (situation)"
     basis: BindingBasis | None = None  # why it binds, for the contract to re-check
@@ -86,6 +88,10 @@ def ground_event(
                  and not event.hidden else ())
     findings: list[Match] = []
     recorded = False  # a condition record or mention grounds the event
+    # "creatinine 3.2": only an item of that analyte with that value stands for the event, never
+    # the words alone (core.value_query); the basis says which value and what the query left out.
+    stated = (parse_value_query(event.text, lexicon) if event.text and not event.hidden
+              and event.kind in (None, "lab", "vital") else None)
     for occ in occurrences:
         if indicated and occ.kind is Kind.DERIVED:
             found = derived_finding_basis(event, indicated, occ.kind, _codes(occ), occ.value, occ.derived_from)
@@ -96,9 +102,21 @@ def ground_event(
             continue
         if occ.status in EXCLUDED_STATUS and not counts_against(action, occ.status):
             continue
+        if stated is not None:
+            if stated.codes.intersection(_codes(occ)) and value_matches(stated, occ.value):
+                matches.append(Match(occ.id, "value", stated.detail,
+                                     basis=BindingBasis(event.id, BasisKind.VALUE, stated.detail)))
+            continue
         if event.hidden:
             matches.append(Match(occ.id, "kind", event.kind or "", basis=BindingBasis(event.id, BasisKind.KIND,
                                                                                       event.kind or "")))
+            continue
+        if literal is not None and occ.extra_value("phrase_term") == literal:
+            # the note tells the event in its own order and forms (nlp/phrases.py): only the
+            # phrase basis, which the contract re-reads from the note's words, binds it
+            basis = phrase_basis(event.id, occ.extra_value("phrase_pieces") or "", occ.extra_value("phrase_without"))
+            matches.append(Match(occ.id, "phrase", basis.detail, basis=basis))
+            recorded = recorded or occ.kind is Kind.CONDITION
             continue
         match = _match_one(occ, codes, pattern, literal, expanded, displays, texts)
         if match is not None:

@@ -199,7 +199,7 @@ def _target_terms(lexicon: Lexicon, structured: list[Occurrence]):
     """Note target rules: the lexicon's synonyms plus the displays of the patient's own record."""
     from medeventgraph.nlp import TargetTerm
 
-    terms = {(s.lower(), cid, kind): "lexicon" for s, cid, kind in lexicon.all_terms()}
+    terms = {(s.lower(), cid, kind): "lexicon" for s, cid, kind in lexicon.note_terms()}
     for occ in structured:
         if occ.origin is Origin.STRUCTURED and occ.kind in _TERM_KINDS and occ.concept.text:
             text = normalize_text(_SEMANTIC_TAG.sub("", occ.concept.text))

@@ -19,6 +19,9 @@ __all__ = ["AmbiguousForm", "ExpandedTerm", "Lexicon", "LexiconConcept", "load_l
 
 _SPACE = re.compile(r"\s+")
 _PUNCT = re.compile(r"[^\w\s/+.-]")
+# A dose after a drug name: the number, its unit, and any route or frequency words after it.
+_DOSE = re.compile(r"^(?P<drug>.+?)\s+\d+(?:\.\d+)?\s*(?:mg|mcg|g|gm|grams?|units?|meq|ml|mg/kg|mcg/kg|mcg/kg/min)"
+                   r"(?:\s+[a-z0-9.]+){0,3}$")
 
 
 @lru_cache(maxsize=65536)
@@ -99,6 +102,7 @@ class Lexicon:
             normalize_text(s): cls.id for cls in data.classes for s in cls.synonyms + [cls.id]
         }
         self._ambiguous = {normalize_text(a.form): tuple(a.senses) for a in data.ambiguous}
+        self._class_names = {cls.id: tuple(normalize_text(s) for s in cls.synonyms) for cls in data.classes}
 
     def senses(self, text: str) -> tuple[str, ...]:
         """The things an ambiguous short form may name (empty: it is not ambiguous). Such a form
@@ -107,16 +111,26 @@ class Lexicon:
 
     def expand(self, text: str, kind: str | None = None) -> ExpandedTerm:
         norm = normalize_text(text)
+        if kind in (None, "medication"):
+            # "Coreg 6.25 mg", "metoprolol 25 mg b.i.d.": the drug is named before its dose
+            dosed = _DOSE.match(norm)
+            if dosed is not None and self._names_drug(dosed.group("drug")):
+                norm = dosed.group("drug")
         candidates = [norm, norm[:-1]] if norm.endswith("s") and len(norm) > 4 else [norm]
         for cand in candidates:
             cls = self._class_by_synonym.get(cand)
             if cls is not None and (kind in (None, "medication")):
                 members = self._class_members.get(cls, [])
-                return self._expanded(text, members, "class", kind or "medication", extra=[cand])
+                # the class's own names too: a note mention of the class ("antibiotics") is named by its id
+                names = [cand, cls, *self._class_names.get(cls, ())]
+                return self._expanded(text, members, "class", kind or "medication", extra=names)
             concepts = [c for c in self._by_synonym.get(cand, []) if kind in (None, c.kind)]
             if concepts:
                 return self._expanded(text, concepts, "concept", kind or concepts[0].kind)
         return ExpandedTerm(text, (), (norm,), (), kind, "literal")
+
+    def _names_drug(self, norm: str) -> bool:
+        return norm in self._class_by_synonym or any(c.kind == "medication" for c in self._by_synonym.get(norm, ()))
 
     def _expanded(
         self, text: str, concepts: list[LexiconConcept], via: str, kind: str, extra: list[str] | None = None
@@ -136,6 +150,16 @@ class Lexicon:
     def all_terms(self) -> list[tuple[str, str, str]]:
         """(surface term, concept id, kind) for every synonym: the note target rules."""
         return [(s, c.id, c.kind) for c in self._data.concepts for s in c.synonyms]
+
+    def note_terms(self) -> list[tuple[str, str, str]]:
+        """The note target rules: every concept synonym, and every drug-class name ("continue
+        current antibiotics") as a mention of the class itself (its concept: the class id). A
+        class mention binds only a question that names the class (basis `class:<term>`), never
+        one that names a member."""
+        synonyms = {normalize_text(s) for c in self._data.concepts for s in c.synonyms}
+        classes = [(s, cls.id, cls.kind) for cls in self._data.classes for s in dict.fromkeys([*cls.synonyms, cls.id])
+                   if normalize_text(s) not in synonyms and cls.id not in self.concepts]
+        return self.all_terms() + classes
 
 
 def load_lexicon(path: Path | None = None) -> Lexicon:

@@ -29,6 +29,9 @@ class UnitSpec(_Frozen):
     aliases: tuple[str, ...]
     low: float  # plausible range in this unit: outside it the number is something else
     high: float
+    factor: float = 1.0  # value in the analyte's first (default) unit = value * factor + offset
+    offset: float = 0.0
+    bare: bool = False  # a number written without a unit is in this unit when the default's range excludes it
 
     @model_validator(mode="after")
     def _ordered(self) -> UnitSpec:
@@ -38,6 +41,10 @@ class UnitSpec(_Frozen):
 
     def plausible(self, value: float) -> bool:
         return self.low <= value <= self.high
+
+    def to_default(self, value: float) -> float:
+        """The value in the analyte's default unit (a linear conversion: mg/dL, degF, 10*3/uL)."""
+        return value * self.factor + self.offset
 
 
 class Analyte(_Frozen):
@@ -57,6 +64,13 @@ class Analyte(_Frozen):
     def default_unit(self) -> UnitSpec:
         """The unit assumed when the text states none (the first one listed)."""
         return self.units[0]
+
+    def bare_unit(self, value: float) -> UnitSpec | None:
+        """The unit of a number written without one: the default where plausible, else the first
+        unit marked `bare` whose range holds it ("WBC 20,000": cells/uL; "temperature 38.5": Cel)."""
+        if self.default_unit.plausible(value):
+            return self.default_unit
+        return next((u for u in self.units[1:] if u.bare and u.plausible(value)), None)
 
     def unit_for(self, written: str) -> UnitSpec | None:
         key = " ".join(written.lower().split())

@@ -20,11 +20,12 @@ from medeventgraph.occurrence import (
 
 from .context import assertion_from_flags
 from .dates import TimeMention, nearest_time
+from .phrases import PhraseFind
 from .processed import SentenceSpan
 from .targets import TargetTerm
 
 __all__ = ["UNRESOLVED", "MentionDraft", "build_occurrence", "documented_bound", "json_path", "mention_id",
-           "note_order", "note_span_source", "stated_time_extra"]
+           "note_order", "note_span_source", "phrase_pieces", "stated_time_extra"]
 
 UNRESOLVED = EventTime(start=None, type=TimeType.OCCURRENCE, granularity=Granularity.UNKNOWN)
 _FAR_FUTURE = datetime.max.replace(tzinfo=UTC)
@@ -45,6 +46,7 @@ class MentionDraft:
     rank: int
     times: tuple[TimeMention, ...] = ()  # the sentence's resolved times (offsets in the sentence)
     section_flags: frozenset[str] = frozenset()  # flags from the section (none if the target holds its heading)
+    phrase: PhraseFind | None = None  # the term's words found split across the clause (nlp/phrases.py)
 
     @property
     def occurrence_id(self) -> str:
@@ -102,6 +104,11 @@ def stated_time_extra(stated: TimeMention) -> list[tuple[str, str]]:
     return extra
 
 
+def phrase_pieces(found: PhraseFind) -> str:
+    """'0-11,16-23': the words that fill the term's slots, relative to the mention's start."""
+    return ",".join(f"{s - found.start}-{e - found.start}" for s, e in found.pieces)
+
+
 def _occurrence_time(draft: MentionDraft) -> tuple[EventTime, TimeMention | None]:
     best = nearest_time(list(draft.times), draft.start - draft.sentence.start, draft.end - draft.sentence.start,
                         draft.sentence_text)
@@ -123,6 +130,14 @@ def build_occurrence(draft: MentionDraft, copied_from: str | None) -> Occurrence
         ("literal", literal),
         ("term_source", term.source),
     ]
+    concept = term.concept
+    if draft.phrase is not None:
+        # The mention names the note's own words ("gallbladder was removed"), not the term: only
+        # the phrase basis, re-checked on those words, binds it to the term (core.binding).
+        concept = " ".join(literal.split())
+        extra += [("phrase_term", term.literal), ("phrase_pieces", phrase_pieces(draft.phrase))]
+        if draft.phrase.dropped:
+            extra.append(("phrase_without", " ".join(draft.phrase.dropped)))
     if term.kind is None:
         extra.append(("kind", "unspecified"))
     extra.extend(("alt_concept", t.concept) for t in dict.fromkeys(draft.terms[1:]) if t.concept != term.concept)
@@ -135,7 +150,7 @@ def build_occurrence(draft: MentionDraft, copied_from: str | None) -> Occurrence
         patient=document.patient,
         kind=term.kind or DEFAULT_KIND,
         origin=Origin.NOTE,
-        concept=Concept(text=term.concept),
+        concept=Concept(text=concept),
         time=time,
         source=note_span_source(document, note, draft.start, draft.end, sentence.section),
         encounter=document.encounter,

@@ -14,12 +14,14 @@ from dataclasses import dataclass
 
 import medspacy
 from medeventgraph.occurrence import EventTime, NoteDocument, NoteText, Occurrence
+from spacy.tokens import Span
 
 from .abbreviations import add_abbreviation_detector
 from .cache import NoteCache, NoteKey, content_hash
 from .context import ModifierFinder, assert_targets
 from .copies import MentionKey, link_copies, normalize_sentence
 from .mentions import MentionDraft, build_occurrence, note_order
+from .phrases import PhraseFind, Stems, load_phrase_rules
 from .processed import ProcessedNote, process_doc
 from .sections import add_sectionizer
 from .sentences import SPLITTERS, add_sentence_splitter
@@ -83,6 +85,7 @@ class NotePipeline:
         add_abbreviation_detector(self.nlp)
         add_value_finder(self.nlp)
         self.wordforms = WordForms()
+        self.stems = Stems(self.wordforms, load_phrase_rules())
         self.modifier_finder = ModifierFinder(self.nlp)
         self.time_finder = TimeFinder()
         # cache_chars bounds the processed notes held by their text (~100-150 bytes per character)
@@ -101,7 +104,7 @@ class NotePipeline:
         key = tuple(terms)
         matcher = self._matchers.get(key)
         if matcher is None:
-            matcher = self._matchers[key] = TermMatcher(self.nlp, key, self.wordforms)
+            matcher = self._matchers[key] = TermMatcher(self.nlp, key, self.wordforms, self.stems)
             while len(self._matchers) > 8:
                 self._matchers.popitem(last=False)
         else:
@@ -189,19 +192,20 @@ class NotePipeline:
         # A short form the note defines counts as its long form unless a term already matched it.
         found += [(span, terms) for span, terms in matcher.abbreviated(processed.doc, processed.abbreviations)
                   if not any(span.start < e and s < span.end for s, e in taken)]
+        phrased = self._phrase_matches(processed, matcher, {(s.start, s.end) for s, _ in found})
         matches = sorted(
-            ((span, terms) for span, terms in found
+            ((span, terms, phrase) for span, terms, phrase in [(s, t, None) for s, t in found] + phrased
              if processed.sentence_of(span.start) is not None
              and not processed.in_heading(span.start_char, span.end_char)),
             key=lambda m: (m[0].start, m[0].end),
         )
-        flags = assert_targets(processed.doc, processed.modifiers, [span for span, _ in matches])
+        flags = assert_targets(processed.doc, processed.modifiers, [span for span, _, _ in matches])
         text_hash = content_hash(processed.text)
         drafts: list[MentionDraft] = []
         ranks: dict[tuple[int, str], int] = {}
         times_of = (SentenceTimes(processed, note_anchors(document, processed.text, period, self.time_finder),
                                   self.time_finder) if matches else None)
-        for (span, terms), flag in zip(matches, flags, strict=True):
+        for (span, terms, phrase), flag in zip(matches, flags, strict=True):
             sentence = processed.sentence_of(span.start)
             assert sentence is not None
             rank_key = (sentence.start, terms[0].concept)
@@ -212,5 +216,21 @@ class NotePipeline:
                                        processed.text[sentence.start:sentence.end], terms,
                                        frozenset(flag), text_hash, rank, times,
                                        frozenset() if processed.holds_heading(span.start_char, span.end_char)
-                                       else sentence.section_flags))
+                                       else sentence.section_flags, phrase))
         return drafts
+
+    @staticmethod
+    def _phrase_matches(processed: ProcessedNote, matcher: TermMatcher, taken: set[tuple[int, int]]
+                        ) -> list[tuple[Span, tuple[TargetTerm, ...], PhraseFind | None]]:
+        """Query terms told split across a clause, where no term's words already stand there."""
+        sentences = [(s.start, s.end) for s in processed.sentences if not s.is_heading]
+        out: list[tuple[Span, tuple[TargetTerm, ...], PhraseFind | None]] = []
+        for term, found in matcher.phrases(processed.text, sentences):
+            span = processed.doc.char_span(found.start, found.end, alignment_mode="expand")
+            if span is None or any(span.start < e and s < span.end for s, e in taken):
+                continue
+            if (span.start_char, span.end_char) != (found.start, found.end):
+                continue  # the words do not end on token bounds: no citation of exactly them
+            taken.add((span.start, span.end))
+            out.append((span, (term,), found))
+        return out

@@ -19,6 +19,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from .abbreviations import AbbreviationUse
+from .phrases import PhraseFind, PhraseSlots, Stems, find_phrases, phrase_slots
 from .wordforms import KeyedDoc, WordForms
 
 __all__ = ["TargetTerm", "TermMatcher", "normalize_literal", "terms_from_display"]
@@ -70,7 +71,8 @@ class TermMatcher:
     """Finds the terms' literals in processed docs on match keys (`wordforms`): case, spacing,
     line breaks, joiners and inflections ignored; spans cut from the original doc."""
 
-    def __init__(self, nlp: Language, terms: Sequence[TargetTerm], wordforms: WordForms) -> None:
+    def __init__(self, nlp: Language, terms: Sequence[TargetTerm], wordforms: WordForms,
+                 stems: Stems | None = None) -> None:
         groups: dict[tuple[str, ...], list[TargetTerm]] = {}
         by_literal: dict[str, list[TargetTerm]] = {}
         for term in terms:
@@ -90,6 +92,15 @@ class TermMatcher:
             self._matcher.add(f"T{i}", [Doc(nlp.vocab, words=list(words), spaces=[False] * len(words))])
         self._vocab = nlp.vocab
         self._tokenizer = nlp.tokenizer
+        # A query's own words are also looked for split across a clause (nlp/phrases.py): the
+        # event text names what happened, the note tells it in its own order and forms.
+        self._stems = stems
+        self._phrases: list[tuple[TargetTerm, PhraseSlots, PhraseSlots | None]] = []
+        if stems is not None:
+            for term in dict.fromkeys(t for t in terms if t.source == "query"):
+                slots = phrase_slots(term.literal, stems)
+                if slots is not None:
+                    self._phrases.append((term, slots, phrase_slots(term.literal, stems, drop=True)))
 
     def __call__(self, doc: Doc, keyed: KeyedDoc, *, limit: int | None = None
                  ) -> list[tuple[Span, tuple[TargetTerm, ...]]]:
@@ -106,6 +117,20 @@ class TermMatcher:
             spans = [s for s in spans if s.end_char <= limit]
         spans = sorted(filter_spans(spans), key=lambda s: (s.start, s.end))
         return [(span, self._groups[int(span.label_[1:])]) for span in spans]
+
+    def phrases(self, text: str, sentences: Sequence[tuple[int, int]]) -> list[tuple[TargetTerm, PhraseFind]]:
+        """Query terms found with their words split or reordered in one clause, per sentence
+        (start, end) of a note text; a droppable word is left out only where the whole term is
+        found in no sentence of this text."""
+        if self._stems is None or not self._phrases:
+            return []
+        out: list[tuple[TargetTerm, PhraseFind]] = []
+        for term, slots, without in self._phrases:
+            found = [f for s, e in sentences for f in find_phrases(text[s:e], slots, self._stems, s)]
+            if not found and without is not None:
+                found = [f for s, e in sentences for f in find_phrases(text[s:e], without, self._stems, s)]
+            out.extend((term, f) for f in found)
+        return out
 
     def terms_for(self, literal: str) -> tuple[TargetTerm, ...] | None:
         """The terms whose literal is this text (case, spacing and inflection ignored), if any."""

@@ -31,11 +31,15 @@ __all__ = ["ValueFind", "add_value_finder", "doc_values", "find_values"]
 _EXTENSION = "meg_values"
 _GAP_CHARS = 45  # analyte to value: "creatinine on admission to the hospital was 0.9" fits
 _GAP_WORDS = 7
-_NUMBER = re.compile(r"(?<![\w.])(\d{1,4}(?:\.\d{1,3})?|\.\d{1,3})(?![\d])")
+# "20,000": thousands grouped by commas (exactly three digits after each comma) are one number.
+_NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+(?![\d,])|\d{1,4}(?:\.\d{1,3})?|\.\d{1,3})(?![\d])")
 _DATE_OR_TIME = re.compile(
     r"(?<![\w.])(?:\d{1,4}[/-]\d{1,2}(?:[/-]\d{2,4})?|\d{1,2}:\d{2}(?::\d{2})?|\d{4}\s*(?:hours|hrs|h)\b)"
     r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?"
-    r"|\b(?:in|since|of|from)\s+(?:19|20)\d{2}\b|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*",
+    r"|\b(?:in|since|of|from)\s+(?:19|20)\d{2}\b|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
+    # a duration ("over the past 24 hours is 102.1"): the value is the number after it
+    r"|(?:\b(?:over|in|during|within|for)\s+the\s+(?:past|last|previous|prior)\s+)?"
+    r"(?<![\w.])\d{1,3}\s*(?:hours?|hrs?|days?|weeks?|months?|years?|minutes?)\b",
     re.IGNORECASE,
 )
 _DECADE = re.compile(r"(?:the\s+)?(?:(?P<q>low|lower|mid|middle|high|upper)[\s-]+)?(?P<dec>[1-9]0|[12][1-9]0)'?s\b",
@@ -47,6 +51,7 @@ _POSTFIX_DECADE = re.compile(
     re.IGNORECASE,
 )
 _DIGIT = re.compile(r"\d")
+_STATED_NORMAL = re.compile(r"\b(?:within\s+)?normal(?:\s+limits|\s+range)?\s+at\s*$", re.IGNORECASE)
 _REACH = 60  # an alias with no digit this near (after it, or before it: "in the 60s systolic") states no value
 _CLAUSE_BREAK = re.compile(r"[,;:()\[\]]|\bbut\b|\bwhich\b|\band\b", re.IGNORECASE)
 _QUARTERS = {None: (0, 9), "low": (0, 3), "lower": (0, 3), "mid": (3, 7), "middle": (3, 7), "high": (7, 9), "upper": (7, 9)}
@@ -86,7 +91,7 @@ def _has_word(text: str, words: tuple[str, ...]) -> str | None:
 
 
 def _quantity(text: str) -> float:
-    return float(text)
+    return float(text.replace(",", ""))
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +168,9 @@ class _SentenceReader:
         unit, stated, end = found
         if alias.strict and "." not in n.group() and not stated:
             return None
-        value = float(n.group())
+        value = _quantity(n.group())
+        if not stated:
+            unit = analyte.bare_unit(value) or unit
         if not unit.plausible(value):
             return None
         return _Raw(digit, end, value, None, None, unit, stated, self.text[digit:end])
@@ -181,7 +188,9 @@ class _SentenceReader:
         if len(gap.split()) > _GAP_WORDS or self._alias_between(alias_end, digit):
             return None
         words = self.table.not_a_measurement
-        if _has_word(self.masked[alias_end:digit], words.limit) or _has_word(gap, words.intent):
+        # "was within normal limits at 94" states the value, and that it is normal: no limit
+        stated_normal = _STATED_NORMAL.search(gap) is not None
+        if (not stated_normal and _has_word(self.masked[alias_end:digit], words.limit)) or _has_word(gap, words.intent):
             return None
         lead = re.search(r"(?:the\s+)?(?:(?:low|lower|mid|middle|high|upper)[\s-]+)?$", gap, re.IGNORECASE)
         start = alias_end + lead.start() if lead else digit

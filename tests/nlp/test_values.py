@@ -33,26 +33,34 @@ def _read(text: str) -> list[tuple[str, float | tuple[float, float], str]]:
 
 # phrase in tests/data/mtsamples/value_sentences.jsonl -> the values its sentence must give (all of them)
 EXPECTED = {
-    "BUN 46, creatinine 2.3": [("potassium", 4.9, "potassium 4.9"), ("urea-nitrogen", 46.0, "BUN 46"),
+    "BUN 46, creatinine 2.3": [("white-blood-cell-count", 7.2, "white blood cell count 7.2"),
+                               ("platelets", 263.0, "platelets 263"), ("sodium", 139.0, "sodium 139"),
+                               ("potassium", 4.9, "potassium 4.9"), ("urea-nitrogen", 46.0, "BUN 46"),
                                ("creatinine", 2.3, "creatinine 2.3"), ("glucose", 162.0, "glucose 162")],
-    "Sodium 138, potassium 6.1": [("potassium", 6.1, "potassium 6.1"), ("glucose", 116.0, "glucose 116"),
+    "Sodium 138, potassium 6.1": [("sodium", 138.0, "Sodium 138"), ("potassium", 6.1, "potassium 6.1"), ("glucose", 116.0, "glucose 116"),
                                   ("urea-nitrogen", 111.0, "BUN 111"), ("creatinine", 7.29, "creatinine 7.29")],
-    "Cr 1.3, BUN 26": [("creatinine", 1.3, "Cr 1.3"), ("urea-nitrogen", 26.0, "BUN 26")],  # "Plt 148k" is no K
+    "Cr 1.3, BUN 26": [("esr", 108.0, "ESR=108"), ("hemoglobin", 11.3, "Hgb 11.3"), ("white-blood-cell-count", 10.0, "WBC 10.0"),
+                       ("platelets", 148.0, "Plt 148k"),  # "Plt 148k" is platelets in thousands, no K
+                       ("creatinine", 1.3, "Cr 1.3"), ("urea-nitrogen", 26.0, "BUN 26")],
     "predialysis potassium was 6": [("potassium", 6.0, "potassium was 6")],
     "potassium was dramatically elevated at 7": [("potassium", 7.0, "potassium was dramatically elevated at 7")],
     "creatinine of 7.2 and potassium of 5": [("creatinine", 7.2, "creatinine of 7.2"), ("potassium", 5.0, "potassium of 5")],
     "systolic blood pressures have dropped to the 70s": [
         ("systolic-blood-pressure", (70.0, 79.0), "systolic blood pressures have dropped to the 70s")],
-    "running in the 70s/mid 40s": [("blood-pressure", (70.0, 79.0), "blood pressure at this point is running in the 70s")],
+    "running in the 70s/mid 40s": [("body-temperature", 103.2, "T-max 103.2"),
+                                   ("blood-pressure", (70.0, 79.0), "blood pressure at this point is running in the 70s"),
+                                   ("heart-rate", 100.0, "heart rate is 100")],
     "dipped down into the 60s systolic": [("systolic-blood-pressure", (60.0, 69.0), "into the 60s systolic"),
                                           ("blood-pressure", 108.0, "blood pressure is 108/67"),
                                           ("diastolic-blood-pressure", 67.0, "67")],
     # A reading gives the systolic (cited from the analyte) and the diastolic (cited by its digits).
     "the blood pressure was 82/45": [("blood-pressure", 82.0, "blood pressure was 82/45"),
                                      ("diastolic-blood-pressure", 45.0, "45")],
-    "blood pressure 87/48": [("blood-pressure", 87.0, "blood pressure 87/48"), ("diastolic-blood-pressure", 48.0, "48")],
+    "blood pressure 87/48": [("body-temperature", 99.0, "Temperature 99"), ("heart-rate", 158.0, "pulse 158"),
+                             ("respiratory-rate", 68.0, "respiratory rate 68"), ("blood-pressure", 87.0, "blood pressure 87/48"), ("diastolic-blood-pressure", 48.0, "48")],
     "BP 121/89": [("blood-pressure", 121.0, "BP 121/89"), ("diastolic-blood-pressure", 89.0, "89")],
     "blood pressure ranges from 90/59 to 107/68 mmHg": [
+        ("respiratory-rate", 20.0, "Respirations are 20 breaths per minute"),
         ("blood-pressure", 90.0, "blood pressure ranges from 90/59"),
         ("blood-pressure", 107.0, "blood pressure ranges from 90/59 to 107/68 mmHg"),
         ("diastolic-blood-pressure", 59.0, "59"), ("diastolic-blood-pressure", 68.0, "68")],
@@ -85,7 +93,7 @@ def test_real_sentence_values(phrase: str) -> None:
 
 def test_joint_list_keeps_other_values() -> None:
     text = REAL["BUN and creatinine are 5 and 0.3 respectively"]
-    assert _read(text) == [("potassium", 3.5, "potassium 3.5"), ("glucose", 84.0, "glucose 84")]
+    assert _read(text) == [("sodium", 139.0, "Sodium 139"), ("potassium", 3.5, "potassium 3.5"), ("glucose", 84.0, "glucose 84")]
 
 
 @pytest.mark.parametrize(("phrase", "in_time_order"), [
@@ -107,7 +115,8 @@ def test_stated_change_keeps_time_order(phrase: str, in_time_order: list[float])
 
 def test_a_range_of_readings_is_no_change() -> None:
     found = find_values(REAL["blood pressure ranges from 90/59 to 107/68 mmHg"])
-    assert len(found) == 4 and not any(v.change for v in found)
+    readings = [v for v in found if "blood-pressure" in v.analyte]
+    assert len(readings) == 4 and not any(v.change for v in found)
 
 
 # The forms of the issue that the 150 MTSamples reports do not hold in these words (constructed).
@@ -135,8 +144,18 @@ def test_a_range_of_readings_is_no_change() -> None:
     ("Creatinine 1.4 mg/dL (normal 0.6-1.2).", [("creatinine", 1.4, "Creatinine 1.4 mg/dL")]),
     ("creatinine (normal 0.6-1.2)", []),
     ("vitamin K 10 mg IV once", []),
-    ("WBC 12 K, platelets 150 K", []),
-    ("Plt 148K", []),
+    # "K" after a count is thousands, no potassium
+    ("WBC 12 K, platelets 150 K", [("white-blood-cell-count", 12.0, "WBC 12 K"), ("platelets", 150.0, "platelets 150 K")]),
+    ("Plt 148K", [("platelets", 148.0, "Plt 148K")]),
+    # counts grouped by commas; a duration between the analyte and its value is no value
+    ("White count fell from 18,500 to 9.2.", [("white-blood-cell-count", 18500.0, "White count fell from 18,500"),
+                                              ("white-blood-cell-count", 9.2, "White count fell from 18,500 to 9.2")]),
+    ("Tmax over the last 48 hours was 101.4.", [("body-temperature", 101.4, "Tmax over the last 48 hours was 101.4")]),
+    ("Weight loss of 20 pounds since spring.", []),
+    ("Her glucose last spring was within normal limits at 88.", [("glucose", 88.0, "glucose last spring was within normal limits at 88")]),
+    ("Glucose within normal limits (70-100).", []),
+    ("Pulse ox 97% on room air.", []),
+    ("Sodium 1,234 ml given", []),
     ("K 4", []),  # a bare short form before an integer: no decimal, no unit
     ("K-Dur 20 mEq daily", []),
     ("creatinine 6/27", []),
@@ -187,6 +206,20 @@ def test_sentences_are_verbatim_in_the_shared_bundles() -> None:
         assert row["phrase"] in row["text"]
 
 
+def test_a_number_without_unit_takes_the_unit_its_range_admits() -> None:
+    """The default unit where plausible, else a unit marked bare: 38.9 is Celsius, 18,500 cells/uL;
+    both convert to the default unit for comparison."""
+    table = load_analytes()
+    celsius, fahrenheit = find_values("Temperature 38.9 this morning, 101.2 last night per temperature log")[:1] + \
+        find_values("temperature 101.2")
+    assert (celsius.unit, fahrenheit.unit) == ("Cel", "[degF]")
+    unit = table.analyte("body-temperature").unit_for("celsius")
+    assert unit is not None and round(unit.to_default(38.9), 2) == 102.02
+    wbc = find_values("WBC 18,500")[0]
+    assert (wbc.quantity, wbc.unit) == (18500.0, "/uL")
+    assert table.analyte("white-blood-cell-count").bare_unit(18500.0).to_default(18500.0) == 18.5  # type: ignore[union-attr]
+
+
 def test_lexicon_synonyms_are_aliases() -> None:
     """The analyte table reads every abbreviation the lexicon has for these analytes."""
     from medeventgraph.core.lexicon import load_lexicon
@@ -210,7 +243,8 @@ def _values(pipeline, *docs: NoteDocument):
 def test_pipeline_value_mentions_cite_their_words(pipeline) -> None:
     text = REAL["Sodium 138, potassium 6.1"]
     occs = _values(pipeline, make_note(text))
-    assert [(o.kind, o.value.quantity, o.value.unit) for o in occs][:1] == [(Kind.LAB, 6.1, "mmol/L")]
+    assert [(o.kind, o.value.quantity, o.value.unit) for o in occs][:2] == [(Kind.LAB, 138.0, "mmol/L"),
+                                                                          (Kind.LAB, 6.1, "mmol/L")]
     for o in occs:
         assert text[o.source.start:o.source.end] == o.extra_value("literal")
         assert o.id == f"DocumentReference/n1#s{o.source.start}-{o.source.end}"
@@ -222,7 +256,7 @@ def test_pipeline_value_mentions_cite_their_words(pipeline) -> None:
 def test_pipeline_reads_both_halves_of_a_reading(pipeline) -> None:
     text = "Vitals on arrival: blood pressure 90/50 mmHg, heart rate 112."
     occs = _values(pipeline, make_note(text))
-    halves = {o.concept.codings[0].code: o for o in occs}
+    halves = {o.concept.codings[0].code: o for o in occs if o.extra_value("analyte") != "heart-rate"}
     assert set(halves) == {"8480-6", "8462-4"}  # systolic and diastolic (LOINC)
     sbp, dbp = halves["8480-6"], halves["8462-4"]
     assert (sbp.value.quantity, dbp.value.quantity, dbp.value.unit) == (90.0, 50.0, "mm[Hg]")

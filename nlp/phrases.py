@@ -1,0 +1,258 @@
+"""Events whose words a clause splits or reorders: "the gallbladder was removed" for "gallbladder
+removal", "removal of the melanoma", "clamping the renal hilum", "exacerbation of her COPD",
+"transfused 2 units of packed red blood cells", "Meckel's diverticulum, this was resected".
+
+An event text becomes slots, one per content word, each a set of stems (`Stems`): a lemma
+(lemminflect) then the Snowball stemmer (NLTK's, the standard English one), with two
+derivations it misses ("placement" -> place, "hypoxia"/"hypoxic" -> hypox). A "-ectomy" word
+fills two slots, its organ and its act (resources/phrase_rules.json). A phrase is found where
+every slot is filled by a distinct word of one clause of one sentence: no break mark or word
+between the first and last, at most `max_extra` other content words among them. Word order is
+free. What was matched is kept as pieces (character spans of the filling words) so the binding
+can be re-checked from the note text alone (`check_phrase`), never from how it was found.
+
+A word of manner or approach ("laparoscopic") may be left out where the whole phrase is found
+nowhere in the note: the match then records the words it left out (`dropped`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from typing import Any
+
+from .rule_files import load_rule_file
+from .wordforms import WordForms
+
+__all__ = ["PhraseFind", "PhraseRules", "PhraseSlots", "Stems", "check_phrase", "find_phrases", "load_phrase_rules",
+           "phrase_slots", "shared_stems", "words_of"]
+
+_WORD = re.compile(r"[A-Za-z]+|\d+(?:[.,]\d+)*|[^\sA-Za-z0-9]")
+_MAX_STEMS = 200_000  # memoised words: note vocabularies are unbounded
+
+
+@dataclass(frozen=True, slots=True)
+class PhraseRules:
+    max_extra: int
+    function_words: frozenset[str]
+    break_marks: frozenset[str]
+    break_words: frozenset[str]
+    droppable: frozenset[str]
+    combining_forms: tuple[tuple[str, str], ...]  # longest prefix first
+    ectomy_actions: tuple[str, ...]
+    initialisms: dict[str, str]  # "prbc" -> "packed red blood cell"
+    synonym_sets: tuple[tuple[frozenset[str], tuple[str, ...]], ...]  # (qualifiers, the words that tell them)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PhraseRules:
+        forms = dict(data["combining_forms"])
+        return cls(int(data["max_extra"]), frozenset(data["function_words"]), frozenset(data["break_marks"]),
+                   frozenset(data["break_words"]), frozenset(data["droppable_modifiers"]),
+                   tuple(sorted(forms.items(), key=lambda kv: -len(kv[0]))), tuple(data["ectomy_actions"]),
+                   {k.lower(): v.lower() for k, v in data.get("initialisms", {}).items()},
+                   tuple((frozenset(s["qualifiers"]), tuple(s["words"])) for s in data.get("synonym_sets", ())))
+
+
+@cache
+def load_phrase_rules() -> PhraseRules:
+    return load_rule_file("phrase_rules.json", PhraseRules.from_json)
+
+
+class Stems:
+    """Word -> the stems it can fill a slot with (memoised; notes repeat a small vocabulary)."""
+
+    def __init__(self, wordforms: WordForms, rules: PhraseRules) -> None:
+        from nltk.stem.snowball import SnowballStemmer  # pure code, no corpus to download
+
+        self._wordforms = wordforms
+        self._snowball = SnowballStemmer("english").stem
+        self._rules = rules
+        self._memo: dict[str, frozenset[str]] = {}
+
+    def stem(self, lower: str) -> str:
+        if not lower.isalpha() or len(lower) < 3:
+            return lower
+        lemma = self._wordforms.lemma(lower)
+        if lemma.endswith("ment") and len(lemma) > 7:
+            lemma = lemma[:-4]  # placement -> place, debridement -> debride
+        s = self._snowball(lemma)
+        if s.endswith("ia") and len(s) > 5:
+            s = s[:-2]  # hypoxia / hypoxic, anemia / anemic, ischemia / ischemic
+        elif s.endswith("osi"):
+            s = s[:-1]  # anastomosis / anastomosed, diagnosis / diagnosed
+        return s
+
+    def of(self, word: str) -> frozenset[str]:
+        found = self._memo.get(word)
+        if found is None:
+            lower = word.lower()
+            found = frozenset({self.stem(lower)}) | self._ectomy(lower) | (self._spelled(lower) if _capitals(word)
+                                                                            else frozenset())
+            if len(self._memo) < _MAX_STEMS:
+                self._memo[word] = found
+        return found
+
+    def initialism(self, lower: str) -> str | None:
+        """The long form a short form names ("prbcs" -> "packed red blood cell"), if listed."""
+        found = self._rules.initialisms.get(lower)
+        if found is None and lower.endswith("s") and len(lower) > 3:
+            found = self._rules.initialisms.get(lower[:-1])
+        return found
+
+    def fills_many(self, word: str) -> bool:
+        """An '-ectomy' word (organ and act) or a short form (its long form's words) fills several slots."""
+        lower = word.lower()
+        return lower.endswith(("ectomy", "ectomies")) or (_capitals(word) and self.initialism(lower) is not None)
+
+    def qualifier(self, lower: str) -> frozenset[str] | None:
+        """The stems that tell a change a query states by this qualifier ("elevated": rose, raised ...)."""
+        return next((frozenset(self.stem(w) for w in words) for quals, words in self._rules.synonym_sets
+                     if lower in quals), None)
+
+    def _spelled(self, lower: str) -> frozenset[str]:
+        long = self.initialism(lower)
+        if long is None:
+            return frozenset()
+        return frozenset(self.stem(w) for w, _, _ in words_of(long) if w.isalpha() and w not in self._rules.function_words)
+
+    def _ectomy(self, lower: str) -> frozenset[str]:
+        if not lower.endswith(("ectomy", "ectomies")):
+            return frozenset()
+        root = lower[: lower.rindex("ectom")]
+        organ = next((o for prefix, o in self._rules.combining_forms if root.endswith(prefix)), None)
+        acts = {self.stem(a) for a in self._rules.ectomy_actions}
+        return frozenset(acts | ({self.stem(organ)} if organ else set()))
+
+    def slots_of(self, word: str) -> list[frozenset[str]]:
+        """The slots a query word fills: one, or two for an '-ectomy' word (its organ, its act)."""
+        lower = word.lower()
+        long = self.initialism(lower)
+        if long is not None:
+            own = self.stem(lower)
+            return [frozenset({self.stem(w), own}) for w, _, _ in words_of(long)
+                    if w.isalpha() and w not in self._rules.function_words]
+        if not lower.endswith(("ectomy", "ectomies")):
+            return [self.of(word)]
+        root = lower[: lower.rindex("ectom")]
+        organ = next((o for prefix, o in self._rules.combining_forms if root.endswith(prefix)), None)
+        acts = frozenset(self.stem(a) for a in self._rules.ectomy_actions) | {self.stem(lower)}
+        return [frozenset({self.stem(organ), self.stem(lower)}), acts] if organ else [self.of(word)]
+
+
+@lru_cache(maxsize=1)
+def shared_stems() -> Stems:
+    """One Stems for checks outside a pipeline (the contract's re-check): read-only tables."""
+    return Stems(WordForms(), load_phrase_rules())
+
+
+def _capitals(word: str) -> bool:
+    """A short form as notes write one: capitals, perhaps a plural 's' ("PRBCs")."""
+    core = word[:-1] if word.endswith("s") and len(word) > 2 else word
+    return core.isupper()
+
+
+def words_of(text: str) -> list[tuple[str, int, int]]:
+    """(word, start, end): letters-and-digits runs and single marks, as both sides split them."""
+    return [(m.group(), m.start(), m.end()) for m in _WORD.finditer(text)]
+
+
+@dataclass(frozen=True, slots=True)
+class PhraseSlots:
+    """A query event's content words as slots; `dropped` the droppable words left out."""
+
+    slots: tuple[frozenset[str], ...]
+    dropped: tuple[str, ...] = ()
+
+
+def phrase_slots(text: str, stems: Stems, *, drop: bool = False) -> PhraseSlots | None:
+    """The slots of an event text (None: no content word). `drop`: without its droppable words
+    (None when it has none, or nothing else)."""
+    rules = load_phrase_rules()
+    content = [w for w, _, _ in words_of(text) if w[0].isalnum() and w.lower() not in rules.function_words
+               and not w.isdigit()]
+    dropped = tuple(w.lower() for w in content if w.lower() in rules.droppable) if drop else ()
+    if drop and not dropped:
+        return None
+    kept = [w for w in content if w.lower() not in dropped]
+    slots = tuple(s for w in kept for s in stems.slots_of(w))
+    qualifier = stems.qualifier(kept[0].lower()) if len(kept) > 1 else None
+    if qualifier is not None:  # "elevated LFTs": the change may be told in other words
+        slots = (qualifier | slots[0], *slots[1:])
+    return PhraseSlots(slots, dropped) if slots else None
+
+
+@dataclass(frozen=True, slots=True)
+class PhraseFind:
+    start: int  # characters of the text searched, first piece to last
+    end: int
+    pieces: tuple[tuple[int, int], ...]  # the words that fill the slots, in text order
+    dropped: tuple[str, ...] = ()
+
+
+def _window(words: Sequence[tuple[str, int, int]], i: int, slots: tuple[frozenset[str], ...],
+            stems: Stems, rules: PhraseRules) -> tuple[int, tuple[tuple[int, int], ...]] | None:
+    """From word i on: the first word index that fills the last open slot, and the pieces."""
+    open_slots = set(range(len(slots)))
+    pieces: list[tuple[int, int]] = []
+    extra = 0
+    for j in range(i, len(words)):
+        word, start, end = words[j]
+        lower = word.lower()
+        if word in rules.break_marks or lower in rules.break_words:
+            return None
+        if not word[0].isalnum() or lower in rules.function_words or word.isdigit():
+            continue
+        have = stems.of(word)
+        filled = [k for k in open_slots if slots[k] & have]
+        if not filled:
+            if j == i:
+                return None
+            extra += 1
+            if extra > rules.max_extra:
+                return None
+            continue
+        if len(filled) > 1 and not stems.fills_many(word):
+            filled = filled[:1]  # a plain word fills one slot; an '-ectomy' word or a short form several
+        open_slots.difference_update(filled)
+        pieces.append((start, end))
+        if not open_slots:
+            return j, tuple(pieces)
+    return None
+
+
+def find_phrases(text: str, slots: PhraseSlots, stems: Stems, offset: int = 0) -> list[PhraseFind]:
+    """Non-overlapping shortest finds of the slots in one sentence's text, in text order."""
+    rules = load_phrase_rules()
+    words = words_of(text)
+    found: list[tuple[int, int, tuple[tuple[int, int], ...]]] = []
+    for i in range(len(words)):
+        w = _window(words, i, slots.slots, stems, rules)
+        if w is not None:
+            j, pieces = w
+            found.append((words[i][1], words[j][2], pieces))
+    found.sort(key=lambda f: (f[1] - f[0], f[0]))
+    out: list[PhraseFind] = []
+    for start, end, pieces in found:
+        if all(end <= o.start - offset or start >= o.end - offset for o in out):
+            out.append(PhraseFind(offset + start, offset + end, tuple((offset + s, offset + e) for s, e in pieces),
+                                  slots.dropped))
+    return sorted(out, key=lambda f: f.start)
+
+
+def check_phrase(cited: str, event_text: str, pieces: tuple[tuple[int, int], ...], dropped: tuple[str, ...],
+                 stems: Stems | None = None) -> bool:
+    """Do these words of the cited text (offsets relative to it) make the event's phrase? The
+    cited text runs from the first piece to the last and holds no break; the pieces fill every
+    slot; the other content words are at most `max_extra`; the left-out words are droppable
+    words of the event. Pure: what the contract re-checks."""
+    stems = stems or shared_stems()
+    if not pieces or pieces[0][0] != 0 or pieces[-1][1] != len(cited):
+        return False
+    slots = phrase_slots(event_text, stems, drop=bool(dropped))
+    if slots is None or slots.dropped != dropped:
+        return False
+    words = words_of(cited)
+    window = _window(words, 0, slots.slots, stems, load_phrase_rules())
+    return window is not None and words[window[0]][2] == len(cited) and window[1] == pieces

@@ -1,0 +1,111 @@
+"""A query's event told split across a clause binds by the phrase basis, which the contract
+re-reads from the note's own characters: a basis the note's words do not make is refused."""
+
+from __future__ import annotations
+
+import pytest
+from medeventgraph.api import load, select_patient
+from medeventgraph.core.binding import BasisKind, BindingBasis
+from medeventgraph.core.contract import Candidate, contract
+from medeventgraph.core.index import build_index
+from medeventgraph.core.query import VerificationQuery
+from medeventgraph.core.simple import ground_all, query_mentions
+from medeventgraph.core.verify import admit
+from medeventgraph.settings import Settings
+
+from .conftest import note_record_resources
+
+NOTE = ("Hospital course: She was given vancomycin on admission. On day two the gallbladder was removed and "
+        "a drain was placed. The appendix was removed through a small incision.")
+
+
+def _query(text: str) -> VerificationQuery:
+    return VerificationQuery.model_validate({
+        "id": "q", "scope": "patient",
+        "events": [{"id": "e0", "text": "vancomycin", "kind": "medication"},
+                   {"id": "e1", "text": text, "kind": "procedure"}],
+        "relations": [{"from": "e0", "to": "e1", "type": "before"}]})
+
+
+@pytest.fixture(scope="module")
+def index(note_pipeline):
+    resources = note_record_resources(NOTE, drug="vancomycin 1 g IV", drug_id="vanc", given="2024-01-01T08:00:00Z")
+    bundle = {"resourceType": "Bundle", "type": "collection", "entry": [{"resource": r} for r in resources]}
+    settings = Settings()
+    return build_index(select_patient(load(bundle, settings=settings), None), settings, notes=note_pipeline)
+
+
+def _phrase_mention(index, text: str):
+    query = _query(text)
+    [match] = ground_all(index, query)["e1"].matches
+    mention = next(o for o in query_mentions(index, query) if o.id == match.occurrence)
+    return query, match, mention
+
+
+def test_the_phrase_binds_and_holds(index) -> None:
+    query, match, mention = _phrase_mention(index, "gallbladder removal")
+    assert match.basis == BindingBasis("e1", BasisKind.PHRASE, "0-11,16-23")
+    bundle = admit(index, query, [Candidate(mention, (match.basis,))])
+    assert [i.occurrence for i in bundle.items] == [mention.id] and bundle.unbound == ()
+
+
+@pytest.mark.parametrize("forged", [
+    BindingBasis("e1", BasisKind.PHRASE, "0-11,12-15"),  # "was" fills no slot of the event
+    BindingBasis("e1", BasisKind.PHRASE, "0-11"),  # the act is not among the pieces
+    BindingBasis("e1", BasisKind.PHRASE, "0-11,16-23|without:removal"),  # not a droppable word
+    BindingBasis("e1", BasisKind.PHRASE, "zero-eleven"),
+    BindingBasis("e1", BasisKind.TEXT, "gallbladder removal"),  # the mention names the note's words only
+])
+def test_a_basis_the_notes_words_do_not_make_is_refused(index, forged: BindingBasis) -> None:
+    query, _, mention = _phrase_mention(index, "gallbladder removal")
+    bundle = admit(index, query, [Candidate(mention, (forged,))])
+    assert bundle.items == () and bundle.unbound == ((mention.id, forged.describe()),)
+
+
+def test_the_same_pieces_do_not_bind_another_event(index) -> None:
+    _, match, mention = _phrase_mention(index, "gallbladder removal")
+    other = _query("spleen removal")
+    # without the provenance check (no `known`), the binding re-check alone refuses it
+    bundle = contract(other, index.patient, [Candidate(mention, (match.basis,))], index.record.resources,
+                      index.documents, index.episodes, index.lexicon)
+    assert bundle.items == () and bundle.rejected_counts == {"binding": 1}
+
+
+def test_a_left_out_modifier_is_recorded_in_the_basis(index) -> None:
+    query, match, mention = _phrase_mention(index, "laparoscopic appendix removal")
+    assert match.basis is not None and match.basis.detail.endswith("|without:laparoscopic")
+    assert admit(index, query, [Candidate(mention, (match.basis,))]).items != ()
+
+
+CLASS_NOTE = ("Assessment: pneumonia. Plan: continue current antibiotics. Her metoprolol was restarted at "
+              "12.5 mg twice daily.")
+
+
+@pytest.fixture(scope="module")
+def class_index(note_pipeline):
+    resources = note_record_resources(CLASS_NOTE, drug="heparin 5000 units", drug_id="hep", given="2024-01-01T08:00:00Z")
+    bundle = {"resourceType": "Bundle", "type": "collection", "entry": [{"resource": r} for r in resources]}
+    settings = Settings()
+    return build_index(select_patient(load(bundle, settings=settings), None), settings, notes=note_pipeline)
+
+
+def _medication(text: str) -> VerificationQuery:
+    return VerificationQuery.model_validate({
+        "id": "q", "scope": "patient",
+        "events": [{"id": "e0", "text": text, "kind": "medication"}, {"id": "e1", "text": "pneumonia", "kind": "condition"}],
+        "relations": [{"from": "e0", "to": "e1", "type": "overlaps"}]})
+
+
+def test_a_class_named_in_the_note_binds_the_class_not_a_member(class_index) -> None:
+    [match] = ground_all(class_index, _medication("antibiotics"))["e0"].matches
+    assert class_index.occurrences[match.occurrence].extra_value("literal") == "antibiotics"
+    assert match.basis == BindingBasis("e0", BasisKind.LEXICON, "class:antibiotic")
+    assert admit(class_index, _medication("antibiotics"), [Candidate(class_index.occurrences[match.occurrence],
+                                                                     (match.basis,))]).items != ()
+    assert ground_all(class_index, _medication("ceftriaxone"))["e0"].matches == ()  # the class is no member
+
+
+@pytest.mark.parametrize("text", ["metoprolol 12.5 mg", "Lopressor 12.5 mg twice daily", "beta blocker"])
+def test_a_dose_or_brand_names_the_drug(class_index, text: str) -> None:
+    matches = ground_all(class_index, _medication(text))["e0"].matches
+    assert [class_index.occurrences[m.occurrence].extra_value("literal") for m in matches] == ["metoprolol"]

@@ -1,0 +1,108 @@
+"""Events split or reordered across a clause (nlp/phrases.py), on sentences written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+from medeventgraph.nlp import TargetTerm
+from medeventgraph.nlp.phrases import check_phrase, find_phrases, phrase_slots, shared_stems
+from medeventgraph.occurrence import Kind
+
+from .conftest import make_note
+
+STEMS = shared_stems()
+
+
+def _found(event: str, sentence: str) -> list[str]:
+    slots = phrase_slots(event, STEMS)
+    assert slots is not None
+    return [sentence[f.start:f.end] for f in find_phrases(sentence, slots, STEMS)]
+
+
+@pytest.mark.parametrize(("event", "sentence", "words"), [
+    # a nominalised act told with its verb, before or after its object
+    ("appendix removal", "The appendix was removed without difficulty.", "appendix was removed"),
+    ("removal of the appendix", "At surgery the inflamed appendix was removed.", "appendix was removed"),
+    ("tube insertion", "We then inserted a chest tube on the left.", "inserted a chest tube"),
+    ("artery ligation", "The cystic artery was doubly ligated and divided.", "artery was doubly ligated"),
+    ("platelet transfusion", "He was transfused six units of platelets overnight.", "transfused six units of platelets"),
+    ("intubation", "She was intubated in the field.", "intubated"),
+    # a condition's noun told by its adjective, a reversed compound, a list sharing its modifier
+    ("anemia", "He was found to be anemic on arrival.", "anemic"),
+    ("CHF exacerbation", "Admitted with an exacerbation of his CHF.", "exacerbation of his CHF"),
+    ("knee swelling", "She noted swelling of both knees after the fall.", "swelling of both knees"),
+    ("lower extremity numbness", "Bilateral lower extremity tingling, numbness and weakness.",
+     "lower extremity tingling, numbness"),
+    # an '-ectomy' word read as its organ and its act, both ways
+    ("splenectomy", "The spleen was then resected en bloc.", "spleen was then resected"),
+    ("gallbladder removal", "She had a cholecystectomy in 2010.", "cholecystectomy"),
+    # a short form fills the words it stands for, both ways
+    ("packed red blood cell transfusion", "Status post transfusion of two units of PRBCs.",
+     "transfusion of two units of PRBCs"),
+    ("chronic obstructive pulmonary disease exacerbation", "Admitted for a COPD exacerbation.", "COPD exacerbation"),
+    ("DVT", "He developed a deep vein thrombosis of the left leg.", "deep vein thrombosis"),
+    ("heparin-induced thrombocytopenia", "Course complicated by HIT on day 5.", "HIT"),
+    # a change named by the query, told by the note in other words
+    ("elevated troponin", "Her troponin rose overnight.", "troponin rose"),
+    ("low platelets", "His platelets fell to 40 after heparin.", "platelets fell"),
+])
+def test_split_and_reordered_events_are_found(event: str, sentence: str, words: str) -> None:
+    assert _found(event, sentence) == [words]
+
+
+@pytest.mark.parametrize(("event", "sentence"), [
+    ("kidney biopsy", "The liver biopsy was benign; kidney function is normal."),  # a clause break between
+    ("kidney biopsy", "A biopsy of the liver showed metastatic kidney cancer."),  # too many other words
+    ("appendix removal", "The appendix appeared normal but the ovarian cyst was removed."),
+    ("chest tube insertion", "A chest tube was considered."),  # the act is not told
+    ("spleen biopsy", "The spleen was normal in size. A liver biopsy was taken."),  # two sentences
+    ("heparin-induced thrombocytopenia", "He was hit by a car."),  # a short form only as written, in capitals
+    ("elevated troponin", "Her troponin was stable."),
+    ("fall", "Her potassium dropped overnight."),  # the event named by the word is no qualifier
+])
+def test_words_not_told_together_are_no_phrase(event: str, sentence: str) -> None:
+    assert _found(event, sentence) == []
+
+
+def test_a_droppable_modifier_is_left_out_only_by_request_and_recorded() -> None:
+    full = phrase_slots("laparoscopic appendectomy", STEMS)
+    without = phrase_slots("laparoscopic appendectomy", STEMS, drop=True)
+    assert full is not None and without is not None and without.dropped == ("laparoscopic",)
+    sentence = "The appendix was removed through a small incision."
+    assert find_phrases(sentence, full, STEMS) == []
+    [found] = find_phrases(sentence, without, STEMS)
+    assert found.dropped == ("laparoscopic",)
+    assert phrase_slots("kidney biopsy", STEMS, drop=True) is None  # nothing droppable: no partial form
+
+
+def test_check_reads_the_pieces_again() -> None:
+    sentence = "The gallbladder was removed and sent to pathology."
+    [found] = find_phrases(sentence, phrase_slots("gallbladder removal", STEMS), STEMS)  # type: ignore[arg-type]
+    cited = sentence[found.start:found.end]
+    pieces = tuple((s - found.start, e - found.start) for s, e in found.pieces)
+    assert check_phrase(cited, "gallbladder removal", pieces, ())
+    assert not check_phrase(cited, "appendix removal", pieces, ())  # another event's words
+    assert not check_phrase(cited, "gallbladder removal", ((0, 11), (12, 15)), ())  # "was" fills no slot
+    assert not check_phrase(cited + " and", "gallbladder removal", pieces, ())  # cited text past the last piece
+    assert not check_phrase(cited, "gallbladder removal", pieces, ("laparoscopic",))  # nothing was left out
+    assert not check_phrase("gallbladder; was removed", "gallbladder removal", ((0, 11), (16, 23)), ())  # a break
+
+
+def test_pipeline_cites_a_phrase_by_the_notes_own_words(pipeline) -> None:
+    text = "Hospital course: On day two the gallbladder was removed laparoscopically. She did well."
+    term = TargetTerm("gallbladder removal", "gallbladder removal", Kind.PROCEDURE, "query")
+    [mention] = pipeline.mentions([make_note(text)], [term])
+    assert text[mention.source.start:mention.source.end] == "gallbladder was removed"
+    assert mention.concept.text == "gallbladder was removed"  # the note's words, not the term's
+    assert mention.extra_value("phrase_term") == "gallbladder removal"
+    assert mention.extra_value("phrase_pieces") == "0-11,16-23"
+    # a lexicon or record term is never looked for split: only the query's own words are
+    record = TargetTerm("gallbladder removal", "gallbladder removal", Kind.PROCEDURE, "record")
+    assert pipeline.mentions([make_note(text)], [record]) == []
+
+
+def test_a_contiguous_mention_wins_over_a_phrase(pipeline) -> None:
+    text = "Plan: gallbladder removal next week. The gallbladder was removed in 2019."
+    term = TargetTerm("gallbladder removal", "gallbladder removal", Kind.PROCEDURE, "query")
+    found = pipeline.mentions([make_note(text)], [term])
+    assert [text[m.source.start:m.source.end] for m in found] == ["gallbladder removal", "gallbladder was removed"]
+    assert [m.extra_value("phrase_term") for m in found] == [None, "gallbladder removal"]
