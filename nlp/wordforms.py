@@ -83,7 +83,8 @@ class WordForms:
         key = self._text_keys.get(text)
         if key is None:
             lower = _undotted(text.lower())
-            if len(lower) <= 2 and text == lower and lower.isalpha():
+            if (len(lower) <= 2 and text == lower and lower.isalpha()) or lower in _SHORT_FUNCTION_WORDS:
+                # a function word in capitals ("SHORTNESS OF BREATH") keys as a term's does
                 key = _LOWER_SHORT + lower
             elif len(text) >= 3 and text.endswith("s") and text[:-1].isupper():
                 key = lower[:-1]  # plural of an abbreviation: "UTIs", "PVCs"
