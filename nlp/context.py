@@ -27,8 +27,8 @@ from spacy.tokens import Doc, Span
 from .cues import CueMatcher
 from .rules import context_rules
 
-__all__ = ["CATEGORY_FLAGS", "ModifierFinder", "ScopedModifier", "assert_targets", "assertion_from_flags",
-           "sentence_starts"]
+__all__ = ["CATEGORY_FLAGS", "ModifierFinder", "ScopedModifier", "all_rules", "assert_targets",
+           "assertion_from_flags", "sentence_starts"]
 
 CATEGORY_FLAGS = {
     "NEGATED_EXISTENCE": "negated",
@@ -62,11 +62,17 @@ def _default_rules() -> list[ConTextRule]:
     return rules
 
 
-class ModifierFinder:
-    """Finds ConText modifiers in a doc (medspaCy default rules + nlp/resources/context_rules.json)."""
+def all_rules() -> list[ConTextRule]:
+    """medspaCy's default rules and ours (nlp/resources/context_rules.json), in matching order."""
+    return [*_default_rules(), *context_rules()]
 
-    def __init__(self, nlp: Language) -> None:
-        rules = [*_default_rules(), *context_rules()]
+
+class ModifierFinder:
+    """Finds ConText modifiers in a doc (by default medspaCy's rules + nlp/resources/context_rules.json;
+    benchmarks/check_assertion_rules.py gives it the rules less one)."""
+
+    def __init__(self, nlp: Language, rules: Sequence[ConTextRule] | None = None) -> None:
+        rules = all_rules() if rules is None else list(rules)
         self._matcher = CueMatcher(nlp, rules)
         self._by_literal = {r.literal.lower(): r for r in rules}
         self._vocab = nlp.vocab
@@ -101,8 +107,10 @@ class ModifierFinder:
         positions = [t.i for t in doc if not t.is_space]
         if len(positions) == len(doc):
             return self._matcher(doc)
+        # sentence starts kept: a cue of an order given in the imperative starts its sentence
         compact = Doc(doc.vocab, words=[doc[i].text for i in positions],
-                      spaces=[bool(doc[i].whitespace_) for i in positions])
+                      spaces=[bool(doc[i].whitespace_) for i in positions],
+                      sent_starts=[bool(doc[i].is_sent_start) for i in positions])
         return [(match_id, positions[start], positions[end - 1] + 1)
                 for match_id, start, end in self._matcher(compact)]
 
@@ -132,13 +140,18 @@ def sentence_starts(doc: Doc) -> list[int]:
     return out
 
 
-def assert_targets(doc: Doc, modifiers: Sequence[ScopedModifier], targets: Sequence[Span]) -> list[frozenset[str]]:
+def assert_targets(doc: Doc, modifiers: Sequence[ScopedModifier], targets: Sequence[Span],
+                   kinds: Sequence[str | None] | None = None) -> list[frozenset[str]]:
     """ConText flags for each target, in order (PSEUDO and TERMINATE cues flag nothing).
 
     A cue inside a target's own words is part of its name, not a modifier: "migraine without
-    aura", "diabetes without complication", "no reflow phenomenon" modify nothing. Each target
-    meets only the cues whose scope reaches it (scopes stay inside a sentence), so the work is
-    linear in the note rather than targets x cues."""
+    aura", "diabetes without complication", "no reflow phenomenon" modify nothing. A cue whose
+    rule lists `kinds` modifies only targets of those types (`kinds[i]`, the target type of
+    `targets[i]`; None, unknown, meets every cue): "we will start heparin for the DVT" plans the
+    heparin, not the DVT. Each target meets only the cues whose scope reaches it (scopes stay
+    inside a sentence), so the work is linear in the note rather than targets x cues."""
+    if kinds is not None and len(kinds) != len(targets):
+        raise ValueError("assert_targets: one kind per target")
     if not targets or not modifiers:
         return [frozenset() for _ in targets]
     spans = sorted((t.start, t.end) for t in targets)
@@ -156,12 +169,18 @@ def assert_targets(doc: Doc, modifiers: Sequence[ScopedModifier], targets: Seque
     scope_starts = [m.scope_start for m in live]
     widest = max((m.scope_end - m.scope_start for m in live), default=0)
     out: list[frozenset[str]] = []
-    for target in targets:
+    for i, target in enumerate(targets):
+        kind = kinds[i] if kinds is not None else None
         lo = bisect_left(scope_starts, target.start - widest)
         hi = bisect_left(scope_starts, target.end)
-        near = [m for m in live[lo:hi] if m.scope_end > target.start]
+        near = [m for m in live[lo:hi] if m.scope_end > target.start and _modifies_kind(m, kind)]
         out.append(_flags(doc, target, near) if near else frozenset())
     return out
+
+
+def _modifies_kind(modifier: ScopedModifier, kind: str | None) -> bool:
+    kinds = (modifier.rule.metadata or {}).get("kinds")
+    return kind is None or not kinds or kind in kinds
 
 
 def _resettled(doc: Doc, live: list[ScopedModifier], removed: list[ScopedModifier]) -> list[ScopedModifier]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import medspacy
 from medeventgraph.occurrence import EventTime, NoteDocument, NoteText, Occurrence
+from spacy.tokens import Span
 
 from .abbreviations import add_abbreviation_detector
 from .cache import NoteCache, NoteKey, content_hash
@@ -21,7 +22,7 @@ from .context import ModifierFinder, assert_targets
 from .copies import MentionKey, link_copies, normalize_sentence
 from .mentions import MentionDraft, build_occurrence, note_order
 from .processed import ProcessedNote, process_doc
-from .sections import add_sectionizer
+from .sections import add_sectionizer, section_flags_for
 from .sentences import SPLITTERS, add_sentence_splitter
 from .targets import TargetTerm, TermMatcher
 from .temporal import TimeFinder
@@ -30,7 +31,7 @@ from .value_mentions import ValueDraft, note_value_drafts, value_occurrences
 from .values import add_value_finder, doc_values
 from .wordforms import WordForms
 
-__all__ = ["DEFAULT_SPLITTER", "NotePipeline", "NoteSentence"]
+__all__ = ["DEFAULT_SPLITTER", "NotePipeline", "NoteSentence", "matched_targets", "mention_flags"]
 
 # Measured on the 578 distinct Synthea note texts (benchmarks/bench_nlp.py, same runs): tokenizer +
 # splitter + sectionizer takes ~10x less time with the rule splitter than with PyRuSH; 97.6% of
@@ -184,24 +185,14 @@ class NotePipeline:
         self, document: NoteDocument, note: NoteText, processed: ProcessedNote, matcher: TermMatcher,
         period: EventTime | None,
     ) -> list[MentionDraft]:
-        found = matcher(processed.doc, processed.keyed)
-        taken = {(span.start, span.end) for span, _ in found}
-        # A short form the note defines counts as its long form unless a term already matched it.
-        found += [(span, terms) for span, terms in matcher.abbreviated(processed.doc, processed.abbreviations)
-                  if not any(span.start < e and s < span.end for s, e in taken)]
-        matches = sorted(
-            ((span, terms) for span, terms in found
-             if processed.sentence_of(span.start) is not None
-             and not processed.in_heading(span.start_char, span.end_char)),
-            key=lambda m: (m[0].start, m[0].end),
-        )
-        flags = assert_targets(processed.doc, processed.modifiers, [span for span, _ in matches])
+        matches = matched_targets(processed, matcher)
+        flags = mention_flags(processed, matches)
         text_hash = content_hash(processed.text)
         drafts: list[MentionDraft] = []
         ranks: dict[tuple[int, str], int] = {}
         times_of = (SentenceTimes(processed, note_anchors(document, processed.text, period, self.time_finder),
                                   self.time_finder) if matches else None)
-        for (span, terms), flag in zip(matches, flags, strict=True):
+        for (span, terms), (flag, section_flag) in zip(matches, flags, strict=True):
             sentence = processed.sentence_of(span.start)
             assert sentence is not None
             rank_key = (sentence.start, terms[0].concept)
@@ -210,7 +201,37 @@ class NotePipeline:
             times = times_of(sentence)
             drafts.append(MentionDraft(document, note, span.start_char, span.end_char, sentence,
                                        processed.text[sentence.start:sentence.end], terms,
-                                       frozenset(flag), text_hash, rank, times,
-                                       frozenset() if processed.holds_heading(span.start_char, span.end_char)
-                                       else sentence.section_flags))
+                                       flag, text_hash, rank, times, section_flag))
         return drafts
+
+
+def matched_targets(processed: ProcessedNote, matcher: TermMatcher) -> list[tuple[Span, tuple[TargetTerm, ...]]]:
+    """The terms' mentions in a processed note, in text order: matched words, and short forms the
+    note defines for a term; never a heading's own words."""
+    found = matcher(processed.doc, processed.keyed)
+    taken = {(span.start, span.end) for span, _ in found}
+    # A short form the note defines counts as its long form unless a term already matched it.
+    found += [(span, terms) for span, terms in matcher.abbreviated(processed.doc, processed.abbreviations)
+              if not any(span.start < e and s < span.end for s, e in taken)]
+    return sorted(
+        ((span, terms) for span, terms in found
+         if processed.sentence_of(span.start) is not None
+         and not processed.in_heading(span.start_char, span.end_char)),
+        key=lambda m: (m[0].start, m[0].end),
+    )
+
+
+def mention_flags(processed: ProcessedNote, matches: Sequence[tuple[Span, tuple[TargetTerm, ...]]]
+                  ) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """(ConText flags, section flags) of each mention, both for the type of its first term (a
+    plan's future is its drugs' and tests', not its problems'). A mention that takes in its
+    section's heading ('ALLERGIES: CODEINE' as one target) gets no section flags."""
+    kinds = [terms[0].kind.value if terms[0].kind is not None else None for _, terms in matches]
+    flags = assert_targets(processed.doc, processed.modifiers, [span for span, _ in matches], kinds)
+    out = []
+    for (span, _), kind, flag in zip(matches, kinds, flags, strict=True):
+        sentence = processed.sentence_of(span.start)
+        assert sentence is not None
+        held = processed.holds_heading(span.start_char, span.end_char)
+        out.append((flag, frozenset() if held else section_flags_for(sentence.section, sentence.section_flags, kind)))
+    return out
