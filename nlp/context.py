@@ -25,7 +25,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from .cues import CueMatcher
-from .rules import context_rules
+from .rules import UNKNOWN_TYPE, context_rules
 
 __all__ = ["CATEGORY_FLAGS", "ModifierFinder", "ScopedModifier", "all_rules", "assert_targets",
            "assertion_from_flags", "sentence_starts"]
@@ -148,7 +148,9 @@ def assert_targets(doc: Doc, modifiers: Sequence[ScopedModifier], targets: Seque
     aura", "diabetes without complication", "no reflow phenomenon" modify nothing. A cue whose
     rule lists `kinds` modifies only targets of those types (`kinds[i]`, the target type of
     `targets[i]`; None, unknown, meets every cue): "we will start heparin for the DVT" plans the
-    heparin, not the DVT. Each target meets only the cues whose scope reaches it (scopes stay
+    heparin, not the DVT. medspaCy's own rule follows: cues of one category but for different
+    types do not end each other's scope ("as if she was going to pass out": the 'if' still
+    reaches the fainting past the 'going to' of planned acts). Each target meets only the cues whose scope reaches it (scopes stay
     inside a sentence), so the work is linear in the note rather than targets x cues."""
     if kinds is not None and len(kinds) != len(targets):
         raise ValueError("assert_targets: one kind per target")
@@ -173,14 +175,9 @@ def assert_targets(doc: Doc, modifiers: Sequence[ScopedModifier], targets: Seque
         kind = kinds[i] if kinds is not None else None
         lo = bisect_left(scope_starts, target.start - widest)
         hi = bisect_left(scope_starts, target.end)
-        near = [m for m in live[lo:hi] if m.scope_end > target.start and _modifies_kind(m, kind)]
-        out.append(_flags(doc, target, near) if near else frozenset())
+        near = [m for m in live[lo:hi] if m.scope_end > target.start]
+        out.append(_flags(doc, target, kind, near) if near else frozenset())
     return out
-
-
-def _modifies_kind(modifier: ScopedModifier, kind: str | None) -> bool:
-    kinds = (modifier.rule.metadata or {}).get("kinds")
-    return kind is None or not kinds or kind in kinds
 
 
 def _resettled(doc: Doc, live: list[ScopedModifier], removed: list[ScopedModifier]) -> list[ScopedModifier]:
@@ -215,10 +212,12 @@ def _settled(modifiers: list[ConTextModifier]) -> list[ScopedModifier]:
     return out
 
 
-def _flags(doc: Doc, target: Span, near: Sequence[ScopedModifier]) -> frozenset[str]:
+def _flags(doc: Doc, target: Span, kind: str | None, near: Sequence[ScopedModifier]) -> frozenset[str]:
     modifiers = [ConTextModifier(m.rule, m.start, m.end, doc, scope_start=m.scope_start, scope_end=m.scope_end)
                  for m in near]
-    graph = ConTextGraph(targets=[target], modifiers=modifiers)
+    # medspaCy checks a rule's allowed_types (rules.py: its 'kinds' and UNKNOWN) against the target's label
+    typed = Span(doc, target.start, target.end, label=(kind or UNKNOWN_TYPE).upper())
+    graph = ConTextGraph(targets=[typed], modifiers=modifiers)
     graph.apply_modifiers()
     flags = set()
     for _, modifier in graph.edges:

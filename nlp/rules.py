@@ -21,6 +21,7 @@ __all__ = [
     "ASSERTION_FLAGS",
     "TARGET_TYPES",
     "TITLE_END",
+    "UNKNOWN_TYPE",
     "ContextRuleSpec",
     "SectionSpec",
     "context_rules",
@@ -40,6 +41,7 @@ TITLE_END = r"^(?::|--?|[ \t]*[\r\n]\s*)$"  # the token that ends a heading: ':'
 # What a cue may modify: the kinds of a target term (occurrence.Kind values) and "value", a lab
 # or vital value the note states with its number (a result: it was measured).
 TARGET_TYPES = frozenset({k.value for k in Kind} | {"value"})
+UNKNOWN_TYPE = "unknown"  # a target of no stated kind: every cue modifies it
 
 
 def _read_json(name: str) -> Any:
@@ -152,8 +154,10 @@ class ContextRuleSpec:
         # max_scope is applied by context.py once scopes are settled, not by medspaCy: its overlap
         # test misses a scope lying inside another's, so a terminator would not end a short scope.
         metadata = {"also": list(self.also), "source": "medeventgraph", "max_scope": self.max_scope,
-                    "kinds": list(self.kinds), "class": self.lexicon_class}
-        return ConTextRule(self.literal, self.category, pattern=pattern, direction=self.direction, metadata=metadata)
+                    "class": self.lexicon_class}
+        allowed = {*self.kinds, UNKNOWN_TYPE} if self.kinds else None
+        return ConTextRule(self.literal, self.category, pattern=pattern, direction=self.direction, metadata=metadata,
+                           allowed_types=allowed)
 
 
 @cache

@@ -122,7 +122,7 @@ def test_negation_scope_terminators(pipeline, text, expected):
         ("SOCIAL HISTORY:", Assertion(historical=True)),
         ("ALLERGIES:", Assertion(historical=True)),
         ("ALLERGIES", Assertion(historical=True)),
-        ("PLAN:", Assertion(hypothetical=True)),
+        ("PLAN:", Assertion()),  # the problem a plan names is there; its drugs and tests are planned
         ("DISCHARGE INSTRUCTIONS:", Assertion(hypothetical=True)),
         ("ASSESSMENT AND PLAN:", Assertion()),
         ("HISTORY OF PRESENT ILLNESS:", Assertion()),
