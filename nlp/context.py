@@ -73,6 +73,7 @@ class ModifierFinder:
 
     def __init__(self, nlp: Language, rules: Sequence[ConTextRule] | None = None) -> None:
         rules = all_rules() if rules is None else list(rules)
+        self.rules = tuple(rules)
         self._matcher = CueMatcher(nlp, rules)
         self._by_literal = {r.literal.lower(): r for r in rules}
         self._vocab = nlp.vocab
@@ -81,10 +82,22 @@ class ModifierFinder:
         """Cues with scopes settled against the other cues of their own sentence only: medspaCy's
         ConTextGraph compares every pair of cues it is given, so one graph per sentence keeps
         the whole note linear (sentences are capped in length, see sentences.py)."""
+        return self.settle(doc, self.matches(doc))
+
+    def matches(self, doc: Doc) -> list[tuple[int, int, int]]:
+        """Every cue match (match id, start, end), overlapping ones included: `settle` prunes them."""
+        return self._cue_matches(doc)
+
+    def rule_of(self, match_id: int) -> ConTextRule:
+        return self._matcher.rule_map[self._vocab.strings[match_id]]
+
+    def settle(self, doc: Doc, matches: Sequence[tuple[int, int, int]]) -> tuple[ScopedModifier, ...]:
+        """The modifiers of these cue matches (all of `matches`, or some left out to see what
+        a rule does: benchmarks/check_assertion_rules.py)."""
         sent_start = sentence_starts(doc)
         by_sentence: dict[int, list[ConTextModifier]] = {}
-        for match_id, start, end in self._pruned(self._cue_matches(doc)):
-            rule = self._matcher.rule_map[self._vocab.strings[match_id]]
+        for match_id, start, end in self._pruned(list(matches)):
+            rule = self.rule_of(match_id)
             first = sent_start[end - 1]
             if start < first:
                 # A cue across a sentence break (": no" after a heading that ends a sentence)

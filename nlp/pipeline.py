@@ -31,7 +31,7 @@ from .value_mentions import ValueDraft, note_value_drafts, value_occurrences
 from .values import add_value_finder, doc_values
 from .wordforms import WordForms
 
-__all__ = ["DEFAULT_SPLITTER", "NotePipeline", "NoteSentence", "matched_targets", "mention_flags"]
+__all__ = ["DEFAULT_SPLITTER", "NotePipeline", "NoteSentence", "matched_targets", "mention_flags", "target_flags"]
 
 # Measured on the 578 distinct Synthea note texts (benchmarks/bench_nlp.py, same runs): tokenizer +
 # splitter + sectionizer takes ~10x less time with the rule splitter than with PyRuSH; 97.6% of
@@ -227,9 +227,16 @@ def mention_flags(processed: ProcessedNote, matches: Sequence[tuple[Span, tuple[
     plan's future is its drugs' and tests', not its problems'). A mention that takes in its
     section's heading ('ALLERGIES: CODEINE' as one target) gets no section flags."""
     kinds = [terms[0].kind.value if terms[0].kind is not None else None for _, terms in matches]
-    flags = assert_targets(processed.doc, processed.modifiers, [span for span, _ in matches], kinds)
+    return target_flags(processed, [span for span, _ in matches], kinds)
+
+
+def target_flags(processed: ProcessedNote, spans: Sequence[Span], kinds: Sequence[str | None]
+                 ) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """(ConText flags, section flags) of target spans of the given types (rules.TARGET_TYPES, or
+    None: unknown)."""
+    flags = assert_targets(processed.doc, processed.modifiers, spans, kinds)
     out = []
-    for (span, _), kind, flag in zip(matches, kinds, flags, strict=True):
+    for span, kind, flag in zip(spans, kinds, flags, strict=True):
         sentence = processed.sentence_of(span.start)
         assert sentence is not None
         held = processed.holds_heading(span.start_char, span.end_char)

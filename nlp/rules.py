@@ -122,6 +122,7 @@ class ContextRuleSpec:
     max_scope: int | None = None  # tokens the scope may reach past the cue (None: to the sentence end)
     kinds: tuple[str, ...] = ()  # target types the cue modifies (none listed: every type)
     lexicon_class: str = ""  # the class of clinical language the cue belongs to (context_rules.json "classes")
+    exceptions: tuple[str, ...] = ()  # words holding the cue that are not it ('risk factors' for 'risk')
 
     def __post_init__(self) -> None:
         if self.direction.upper() not in _DIRECTIONS:
@@ -147,17 +148,24 @@ class ContextRuleSpec:
             max_scope=int(data["max_scope"]) if data.get("max_scope") is not None else None,
             kinds=tuple(str(k) for k in data.get("kinds", ())),
             lexicon_class=str(data.get("class", "")),
+            exceptions=tuple(str(e) for e in data.get("exceptions", ())),
         )
 
-    def to_rule(self) -> ConTextRule:
+    def to_rules(self) -> list[ConTextRule]:
+        """The cue, and one PSEUDO cue per exception: as the longer match on the same words, an
+        exception displaces the cue there and, being of its category, ends an earlier one's scope."""
         pattern = [dict(p) for p in self.pattern] if self.pattern else None
         # max_scope is applied by context.py once scopes are settled, not by medspaCy: its overlap
         # test misses a scope lying inside another's, so a terminator would not end a short scope.
         metadata = {"also": list(self.also), "source": "medeventgraph", "max_scope": self.max_scope,
-                    "class": self.lexicon_class}
+                    "class": self.lexicon_class, "rule": self.literal}
         allowed = {*self.kinds, UNKNOWN_TYPE} if self.kinds else None
-        return ConTextRule(self.literal, self.category, pattern=pattern, direction=self.direction, metadata=metadata,
-                           allowed_types=allowed)
+        rules = [ConTextRule(self.literal, self.category, pattern=pattern, direction=self.direction,
+                             metadata=metadata, allowed_types=allowed)]
+        for exception in self.exceptions:
+            rules.append(ConTextRule(exception, self.category, direction="PSEUDO", allowed_types=allowed,
+                                     metadata={**metadata, "also": [], "max_scope": None}))
+        return rules
 
 
 @cache
@@ -190,7 +198,7 @@ def section_rules() -> list[SectionRule]:
 
 
 def context_rules() -> list[ConTextRule]:
-    return [spec.to_rule() for spec in load_context_specs()]
+    return [rule for spec in load_context_specs() for rule in spec.to_rules()]
 
 
 def section_assertions() -> dict[str, frozenset[str]]:

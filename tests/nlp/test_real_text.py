@@ -101,7 +101,7 @@ PNA = TargetTerm("pneumonia", "pneumonia", Kind.CONDITION, "query")
     [
         ("No acute kidney injury, but pneumonia is present.", {"acute kidney injury": True, "pneumonia": False}),
         ("No acute kidney injury; however, pneumonia on imaging.", {"acute kidney injury": True, "pneumonia": False}),
-        ("Denies acute kidney injury, which was feared given the pneumonia.",
+        ("Denies acute kidney injury and was treated for pneumonia.",
          {"acute kidney injury": True, "pneumonia": False}),
         ("No acute kidney injury. Pneumonia on imaging.", {"acute kidney injury": True, "Pneumonia": False}),
     ],
