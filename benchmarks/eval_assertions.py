@@ -5,7 +5,8 @@
 
 Each row of the kit is one sentence of a real report with one annotated condition (the target
 phrase as written). Both pipelines run on the sentence with that phrase as their only target:
-- `note_pipeline`: `NotePipeline.mentions` with the phrase as a `TargetTerm`;
+- `note_pipeline`: `NotePipeline.mentions` with the phrase as a `TargetTerm` of kind condition (the
+  kit annotates conditions: cues of a planned act, "we will start X", are not theirs);
 - `medspacy_vanilla`: `medspacy.load()` (PyRuSH, ConText with its default rules) with the phrase
   as a `TargetRule`: what a user gets from medspaCy out of the box.
 The mention taken is the first one found; a row where none is found counts as a missed mention
@@ -61,7 +62,7 @@ def load_rows(path: Path) -> list[Row]:
 
 def note_pipeline_predict() -> Callable[[Row], frozenset[str] | None]:
     from medeventgraph.nlp import NotePipeline, TargetTerm
-    from medeventgraph.occurrence import EventTime, Granularity, NoteDocument, NoteText, TimeType
+    from medeventgraph.occurrence import EventTime, Granularity, Kind, NoteDocument, NoteText, TimeType
 
     pipeline = NotePipeline(cache_size=0)
     date = EventTime(start=datetime(2020, 1, 1, tzinfo=UTC), type=TimeType.DOCUMENTATION,
@@ -70,7 +71,7 @@ def note_pipeline_predict() -> Callable[[Row], frozenset[str] | None]:
     def predict(row: Row) -> frozenset[str] | None:
         note = NoteDocument("DocumentReference", f"kit-{row.line}", "Patient/kit", None, date,
                             (NoteText(0, "text/plain", row.sentence),))
-        found = pipeline.mentions([note], [TargetTerm(row.condition, row.condition, None, "query")])
+        found = pipeline.mentions([note], [TargetTerm(row.condition, row.condition, Kind.CONDITION, "query")])
         if not found:
             return None
         a = found[0].assertion

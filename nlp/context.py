@@ -25,10 +25,10 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from .cues import CueMatcher
-from .rules import context_rules
+from .rules import UNKNOWN_TYPE, context_rules
 
-__all__ = ["CATEGORY_FLAGS", "ModifierFinder", "ScopedModifier", "assert_targets", "assertion_from_flags",
-           "sentence_starts"]
+__all__ = ["CATEGORY_FLAGS", "ModifierFinder", "ScopedModifier", "all_rules", "assert_targets",
+           "assertion_from_flags", "sentence_starts"]
 
 CATEGORY_FLAGS = {
     "NEGATED_EXISTENCE": "negated",
@@ -62,11 +62,18 @@ def _default_rules() -> list[ConTextRule]:
     return rules
 
 
-class ModifierFinder:
-    """Finds ConText modifiers in a doc (medspaCy default rules + nlp/resources/context_rules.json)."""
+def all_rules() -> list[ConTextRule]:
+    """medspaCy's default rules and ours (nlp/resources/context_rules.json), in matching order."""
+    return [*_default_rules(), *context_rules()]
 
-    def __init__(self, nlp: Language) -> None:
-        rules = [*_default_rules(), *context_rules()]
+
+class ModifierFinder:
+    """Finds ConText modifiers in a doc (by default medspaCy's rules + nlp/resources/context_rules.json;
+    benchmarks/check_assertion_rules.py gives it the rules less one)."""
+
+    def __init__(self, nlp: Language, rules: Sequence[ConTextRule] | None = None) -> None:
+        rules = all_rules() if rules is None else list(rules)
+        self.rules = tuple(rules)
         self._matcher = CueMatcher(nlp, rules)
         self._by_literal = {r.literal.lower(): r for r in rules}
         self._vocab = nlp.vocab
@@ -75,10 +82,22 @@ class ModifierFinder:
         """Cues with scopes settled against the other cues of their own sentence only: medspaCy's
         ConTextGraph compares every pair of cues it is given, so one graph per sentence keeps
         the whole note linear (sentences are capped in length, see sentences.py)."""
+        return self.settle(doc, self.matches(doc))
+
+    def matches(self, doc: Doc) -> list[tuple[int, int, int]]:
+        """Every cue match (match id, start, end), overlapping ones included: `settle` prunes them."""
+        return self._cue_matches(doc)
+
+    def rule_of(self, match_id: int) -> ConTextRule:
+        return self._matcher.rule_map[self._vocab.strings[match_id]]
+
+    def settle(self, doc: Doc, matches: Sequence[tuple[int, int, int]]) -> tuple[ScopedModifier, ...]:
+        """The modifiers of these cue matches (all of `matches`, or some left out to see what
+        a rule does: benchmarks/check_assertion_rules.py)."""
         sent_start = sentence_starts(doc)
         by_sentence: dict[int, list[ConTextModifier]] = {}
-        for match_id, start, end in self._pruned(self._cue_matches(doc)):
-            rule = self._matcher.rule_map[self._vocab.strings[match_id]]
+        for match_id, start, end in self._pruned(list(matches)):
+            rule = self.rule_of(match_id)
             first = sent_start[end - 1]
             if start < first:
                 # A cue across a sentence break (": no" after a heading that ends a sentence)
@@ -101,8 +120,10 @@ class ModifierFinder:
         positions = [t.i for t in doc if not t.is_space]
         if len(positions) == len(doc):
             return self._matcher(doc)
+        # sentence starts kept: a cue of an order given in the imperative starts its sentence
         compact = Doc(doc.vocab, words=[doc[i].text for i in positions],
-                      spaces=[bool(doc[i].whitespace_) for i in positions])
+                      spaces=[bool(doc[i].whitespace_) for i in positions],
+                      sent_starts=[bool(doc[i].is_sent_start) for i in positions])
         return [(match_id, positions[start], positions[end - 1] + 1)
                 for match_id, start, end in self._matcher(compact)]
 
@@ -132,13 +153,20 @@ def sentence_starts(doc: Doc) -> list[int]:
     return out
 
 
-def assert_targets(doc: Doc, modifiers: Sequence[ScopedModifier], targets: Sequence[Span]) -> list[frozenset[str]]:
+def assert_targets(doc: Doc, modifiers: Sequence[ScopedModifier], targets: Sequence[Span],
+                   kinds: Sequence[str | None] | None = None) -> list[frozenset[str]]:
     """ConText flags for each target, in order (PSEUDO and TERMINATE cues flag nothing).
 
     A cue inside a target's own words is part of its name, not a modifier: "migraine without
-    aura", "diabetes without complication", "no reflow phenomenon" modify nothing. Each target
-    meets only the cues whose scope reaches it (scopes stay inside a sentence), so the work is
-    linear in the note rather than targets x cues."""
+    aura", "diabetes without complication", "no reflow phenomenon" modify nothing. A cue whose
+    rule lists `kinds` modifies only targets of those types (`kinds[i]`, the target type of
+    `targets[i]`; None, unknown, meets every cue): "we will start heparin for the DVT" plans the
+    heparin, not the DVT. medspaCy's own rule follows: cues of one category but for different
+    types do not end each other's scope ("as if she was going to pass out": the 'if' still
+    reaches the fainting past the 'going to' of planned acts). Each target meets only the cues whose scope reaches it (scopes stay
+    inside a sentence), so the work is linear in the note rather than targets x cues."""
+    if kinds is not None and len(kinds) != len(targets):
+        raise ValueError("assert_targets: one kind per target")
     if not targets or not modifiers:
         return [frozenset() for _ in targets]
     spans = sorted((t.start, t.end) for t in targets)
@@ -156,11 +184,12 @@ def assert_targets(doc: Doc, modifiers: Sequence[ScopedModifier], targets: Seque
     scope_starts = [m.scope_start for m in live]
     widest = max((m.scope_end - m.scope_start for m in live), default=0)
     out: list[frozenset[str]] = []
-    for target in targets:
+    for i, target in enumerate(targets):
+        kind = kinds[i] if kinds is not None else None
         lo = bisect_left(scope_starts, target.start - widest)
         hi = bisect_left(scope_starts, target.end)
         near = [m for m in live[lo:hi] if m.scope_end > target.start]
-        out.append(_flags(doc, target, near) if near else frozenset())
+        out.append(_flags(doc, target, kind, near) if near else frozenset())
     return out
 
 
@@ -196,10 +225,12 @@ def _settled(modifiers: list[ConTextModifier]) -> list[ScopedModifier]:
     return out
 
 
-def _flags(doc: Doc, target: Span, near: Sequence[ScopedModifier]) -> frozenset[str]:
+def _flags(doc: Doc, target: Span, kind: str | None, near: Sequence[ScopedModifier]) -> frozenset[str]:
     modifiers = [ConTextModifier(m.rule, m.start, m.end, doc, scope_start=m.scope_start, scope_end=m.scope_end)
                  for m in near]
-    graph = ConTextGraph(targets=[target], modifiers=modifiers)
+    # medspaCy checks a rule's allowed_types (rules.py: its 'kinds' and UNKNOWN) against the target's label
+    typed = Span(doc, target.start, target.end, label=(kind or UNKNOWN_TYPE).upper())
+    graph = ConTextGraph(targets=[typed], modifiers=modifiers)
     graph.apply_modifiers()
     flags = set()
     for _, modifier in graph.edges:

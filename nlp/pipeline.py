@@ -23,7 +23,7 @@ from .copies import MentionKey, link_copies, normalize_sentence
 from .mentions import MentionDraft, build_occurrence, note_order
 from .phrases import PhraseFind, Stems, load_phrase_rules
 from .processed import ProcessedNote, process_doc
-from .sections import add_sectionizer
+from .sections import add_sectionizer, section_flags_for
 from .sentences import SPLITTERS, add_sentence_splitter
 from .targets import TargetTerm, TermMatcher
 from .temporal import TimeFinder
@@ -32,7 +32,7 @@ from .value_mentions import ValueDraft, note_value_drafts, value_occurrences
 from .values import add_value_finder, doc_values
 from .wordforms import WordForms
 
-__all__ = ["DEFAULT_SPLITTER", "NotePipeline", "NoteSentence"]
+__all__ = ["DEFAULT_SPLITTER", "NotePipeline", "NoteSentence", "matched_targets", "mention_flags", "target_flags"]
 
 # Measured on the 578 distinct Synthea note texts (benchmarks/bench_nlp.py, same runs): tokenizer +
 # splitter + sectionizer takes ~10x less time with the rule splitter than with PyRuSH; 97.6% of
@@ -187,25 +187,19 @@ class NotePipeline:
         self, document: NoteDocument, note: NoteText, processed: ProcessedNote, matcher: TermMatcher,
         period: EventTime | None,
     ) -> list[MentionDraft]:
-        found = matcher(processed.doc, processed.keyed)
-        taken = {(span.start, span.end) for span, _ in found}
-        # A short form the note defines counts as its long form unless a term already matched it.
-        found += [(span, terms) for span, terms in matcher.abbreviated(processed.doc, processed.abbreviations)
-                  if not any(span.start < e and s < span.end for s, e in taken)]
-        phrased = self._phrase_matches(processed, matcher, {(s.start, s.end) for s, _ in found})
-        matches = sorted(
-            ((span, terms, phrase) for span, terms, phrase in [(s, t, None) for s, t in found] + phrased
-             if processed.sentence_of(span.start) is not None
-             and not processed.in_heading(span.start_char, span.end_char)),
-            key=lambda m: (m[0].start, m[0].end),
-        )
-        flags = assert_targets(processed.doc, processed.modifiers, [span for span, _, _ in matches])
+        plain = matched_targets(processed, matcher)
+        phrased = [m for m in self._phrase_matches(processed, matcher, {(s.start, s.end) for s, _ in plain})
+                   if processed.sentence_of(m[0].start) is not None
+                   and not processed.in_heading(m[0].start_char, m[0].end_char)]
+        matches = sorted([(s, t, None) for s, t in plain] + phrased, key=lambda m: (m[0].start, m[0].end))
+        kinds = [terms[0].kind.value if terms[0].kind is not None else None for _, terms, _ in matches]
+        flags = target_flags(processed, [span for span, _, _ in matches], kinds)
         text_hash = content_hash(processed.text)
         drafts: list[MentionDraft] = []
         ranks: dict[tuple[int, str], int] = {}
         times_of = (SentenceTimes(processed, note_anchors(document, processed.text, period, self.time_finder),
                                   self.time_finder) if matches else None)
-        for (span, terms, phrase), flag in zip(matches, flags, strict=True):
+        for (span, terms, phrase), (flag, section_flag) in zip(matches, flags, strict=True):
             sentence = processed.sentence_of(span.start)
             assert sentence is not None
             rank_key = (sentence.start, terms[0].concept)
@@ -214,9 +208,7 @@ class NotePipeline:
             times = times_of(sentence)
             drafts.append(MentionDraft(document, note, span.start_char, span.end_char, sentence,
                                        processed.text[sentence.start:sentence.end], terms,
-                                       frozenset(flag), text_hash, rank, times,
-                                       frozenset() if processed.holds_heading(span.start_char, span.end_char)
-                                       else sentence.section_flags, phrase))
+                                       flag, text_hash, rank, times, section_flag, phrase))
         return drafts
 
     @staticmethod
@@ -234,3 +226,42 @@ class NotePipeline:
             taken.add((span.start, span.end))
             out.append((span, (term,), found))
         return out
+
+
+def matched_targets(processed: ProcessedNote, matcher: TermMatcher) -> list[tuple[Span, tuple[TargetTerm, ...]]]:
+    """The terms' mentions in a processed note, in text order: matched words, and short forms the
+    note defines for a term; never a heading's own words."""
+    found = matcher(processed.doc, processed.keyed)
+    taken = {(span.start, span.end) for span, _ in found}
+    # A short form the note defines counts as its long form unless a term already matched it.
+    found += [(span, terms) for span, terms in matcher.abbreviated(processed.doc, processed.abbreviations)
+              if not any(span.start < e and s < span.end for s, e in taken)]
+    return sorted(
+        ((span, terms) for span, terms in found
+         if processed.sentence_of(span.start) is not None
+         and not processed.in_heading(span.start_char, span.end_char)),
+        key=lambda m: (m[0].start, m[0].end),
+    )
+
+
+def mention_flags(processed: ProcessedNote, matches: Sequence[tuple[Span, tuple[TargetTerm, ...]]]
+                  ) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """(ConText flags, section flags) of each mention, both for the type of its first term (a
+    plan's future is its drugs' and tests', not its problems'). A mention that takes in its
+    section's heading ('ALLERGIES: CODEINE' as one target) gets no section flags."""
+    kinds = [terms[0].kind.value if terms[0].kind is not None else None for _, terms in matches]
+    return target_flags(processed, [span for span, _ in matches], kinds)
+
+
+def target_flags(processed: ProcessedNote, spans: Sequence[Span], kinds: Sequence[str | None]
+                 ) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """(ConText flags, section flags) of target spans of the given types (rules.TARGET_TYPES, or
+    None: unknown)."""
+    flags = assert_targets(processed.doc, processed.modifiers, spans, kinds)
+    out = []
+    for span, kind, flag in zip(spans, kinds, flags, strict=True):
+        sentence = processed.sentence_of(span.start)
+        assert sentence is not None
+        held = processed.holds_heading(span.start_char, span.end_char)
+        out.append((flag, frozenset() if held else section_flags_for(sentence.section, sentence.section_flags, kind)))
+    return out

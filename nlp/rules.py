@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from medeventgraph.occurrence import Kind
 from medspacy.context import ConTextRule
 from medspacy.section_detection import SectionRule
 
@@ -18,12 +19,16 @@ from .rule_files import read_rule_file
 
 __all__ = [
     "ASSERTION_FLAGS",
+    "TARGET_TYPES",
     "TITLE_END",
+    "UNKNOWN_TYPE",
     "ContextRuleSpec",
     "SectionSpec",
     "context_rules",
+    "context_specs_from_json",
     "load_context_specs",
     "load_section_specs",
+    "section_assertion_kinds",
     "section_assertions",
     "section_rules",
     "stated_done_pattern",
@@ -32,6 +37,11 @@ __all__ = [
 ASSERTION_FLAGS = ("negated", "uncertain", "hypothetical", "historical", "family")
 _DIRECTIONS = {"FORWARD", "BACKWARD", "BIDIRECTIONAL", "TERMINATE", "PSEUDO"}
 TITLE_END = r"^(?::|--?|[ \t]*[\r\n]\s*)$"  # the token that ends a heading: ':', '-', a line break
+
+# What a cue may modify: the kinds of a target term (occurrence.Kind values) and "value", a lab
+# or vital value the note states with its number (a result: it was measured).
+TARGET_TYPES = frozenset({k.value for k in Kind} | {"value"})
+UNKNOWN_TYPE = "unknown"  # a target of no stated kind: every cue modifies it
 
 
 def _read_json(name: str) -> Any:
@@ -45,6 +55,7 @@ class SectionSpec:
     category: str
     titles: tuple[str, ...]
     assertion: tuple[str, ...] = ()
+    assertion_kinds: tuple[str, ...] = ()  # target types the flags are for (none listed: every type)
 
     def __post_init__(self) -> None:
         bad = [flag for flag in self.assertion if flag not in ASSERTION_FLAGS]
@@ -52,6 +63,9 @@ class SectionSpec:
             raise ValueError(f"section {self.category}: unknown assertion flags {bad}")
         if not self.titles:
             raise ValueError(f"section {self.category}: no titles")
+        unknown = sorted(set(self.assertion_kinds) - TARGET_TYPES)
+        if unknown:
+            raise ValueError(f"section {self.category}: unknown target types in 'assertion_kinds': {unknown}")
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SectionSpec:
@@ -59,6 +73,7 @@ class SectionSpec:
             category=str(data["category"]),
             titles=tuple(str(t) for t in data["titles"]),
             assertion=tuple(str(a) for a in data.get("assertion", ())),
+            assertion_kinds=tuple(str(k) for k in data.get("assertion_kinds", ())),
         )
 
     def to_rules(self) -> list[SectionRule]:
@@ -105,6 +120,9 @@ class ContextRuleSpec:
     pattern: tuple[dict[str, Any], ...] | None = None
     also: tuple[str, ...] = ()  # flags the cue sets besides its category's ("no history of": historical)
     max_scope: int | None = None  # tokens the scope may reach past the cue (None: to the sentence end)
+    kinds: tuple[str, ...] = ()  # target types the cue modifies (none listed: every type)
+    lexicon_class: str = ""  # the class of clinical language the cue belongs to (context_rules.json "classes")
+    exceptions: tuple[str, ...] = ()  # words holding the cue that are not it ('risk factors' for 'risk')
 
     def __post_init__(self) -> None:
         if self.direction.upper() not in _DIRECTIONS:
@@ -114,6 +132,9 @@ class ContextRuleSpec:
             raise ValueError(f"context rule {self.literal!r}: unknown flags in 'also': {bad}")
         if self.max_scope is not None and self.max_scope < 1:
             raise ValueError(f"context rule {self.literal!r}: max_scope must be at least 1")
+        unknown = sorted(set(self.kinds) - TARGET_TYPES)
+        if unknown:
+            raise ValueError(f"context rule {self.literal!r}: unknown target types in 'kinds': {unknown}")
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ContextRuleSpec:
@@ -125,14 +146,26 @@ class ContextRuleSpec:
             pattern=tuple(pattern) if pattern else None,
             also=tuple(str(a) for a in data.get("also", ())),
             max_scope=int(data["max_scope"]) if data.get("max_scope") is not None else None,
+            kinds=tuple(str(k) for k in data.get("kinds", ())),
+            lexicon_class=str(data.get("class", "")),
+            exceptions=tuple(str(e) for e in data.get("exceptions", ())),
         )
 
-    def to_rule(self) -> ConTextRule:
+    def to_rules(self) -> list[ConTextRule]:
+        """The cue, and one PSEUDO cue per exception: as the longer match on the same words, an
+        exception displaces the cue there and, being of its category, ends an earlier one's scope."""
         pattern = [dict(p) for p in self.pattern] if self.pattern else None
         # max_scope is applied by context.py once scopes are settled, not by medspaCy: its overlap
         # test misses a scope lying inside another's, so a terminator would not end a short scope.
-        metadata = {"also": list(self.also), "source": "medeventgraph", "max_scope": self.max_scope}
-        return ConTextRule(self.literal, self.category, pattern=pattern, direction=self.direction, metadata=metadata)
+        metadata = {"also": list(self.also), "source": "medeventgraph", "max_scope": self.max_scope,
+                    "class": self.lexicon_class, "rule": self.literal}
+        allowed = {*self.kinds, UNKNOWN_TYPE} if self.kinds else None
+        rules = [ConTextRule(self.literal, self.category, pattern=pattern, direction=self.direction,
+                             metadata=metadata, allowed_types=allowed)]
+        for exception in self.exceptions:
+            rules.append(ConTextRule(exception, self.category, direction="PSEUDO", allowed_types=allowed,
+                                     metadata={**metadata, "also": [], "max_scope": None}))
+        return rules
 
 
 @cache
@@ -142,7 +175,22 @@ def load_section_specs() -> tuple[SectionSpec, ...]:
 
 @cache
 def load_context_specs() -> tuple[ContextRuleSpec, ...]:
-    return tuple(ContextRuleSpec.from_json(d) for d in _read_json("context_rules.json")["rules"])
+    return context_specs_from_json(_read_json("context_rules.json"))
+
+
+def context_specs_from_json(data: dict[str, Any]) -> tuple[ContextRuleSpec, ...]:
+    """The rules of a context rule file; each names one of the file's `classes`, and no two
+    share a literal (the literal names a rule in reports and in benchmarks/check_assertion_rules.py)."""
+    classes = data.get("classes", {})
+    specs = tuple(ContextRuleSpec.from_json(d) for d in data["rules"])
+    seen: set[str] = set()
+    for spec in specs:
+        if classes and spec.lexicon_class not in classes:
+            raise ValueError(f"context rule {spec.literal!r}: class {spec.lexicon_class!r} is not one of {sorted(classes)}")
+        if spec.literal in seen:
+            raise ValueError(f"context rule {spec.literal!r}: two rules with this literal")
+        seen.add(spec.literal)
+    return specs
 
 
 def section_rules() -> list[SectionRule]:
@@ -150,12 +198,19 @@ def section_rules() -> list[SectionRule]:
 
 
 def context_rules() -> list[ConTextRule]:
-    return [spec.to_rule() for spec in load_context_specs()]
+    return [rule for spec in load_context_specs() for rule in spec.to_rules()]
 
 
 def section_assertions() -> dict[str, frozenset[str]]:
     """Section category -> the ConText flags its mentions receive (past history -> historical)."""
     return {s.category: frozenset(s.assertion) for s in load_section_specs() if s.assertion}
+
+
+@cache
+def section_assertion_kinds() -> dict[str, frozenset[str]]:
+    """Section category -> the target types its flags are for, where the file limits them (a
+    plan's flags are for what it plans: drugs, procedures, tests; not the problems it names)."""
+    return {s.category: frozenset(s.assertion_kinds) for s in load_section_specs() if s.assertion_kinds}
 
 
 @cache

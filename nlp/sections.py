@@ -10,9 +10,9 @@ from typing import Any
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from .rules import TITLE_END, section_assertions, section_rules, stated_done_pattern
+from .rules import TITLE_END, section_assertion_kinds, section_assertions, section_rules, stated_done_pattern
 
-__all__ = ["SectionSpan", "add_sectionizer", "doc_sections", "sentence_section_flags"]
+__all__ = ["SectionSpan", "add_sectionizer", "doc_sections", "section_flags_for", "sentence_section_flags"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,3 +112,13 @@ def sentence_section_flags(sentences: Sequence[tuple[str | None, bool, str]]) ->
                 flags = flags - {"hypothetical"}
         out.append(flags)
     return tuple(out)
+
+
+def section_flags_for(section: str | None, flags: frozenset[str], kind: str | None) -> frozenset[str]:
+    """A sentence's section flags as they hold for a mention of target type `kind`: a section
+    whose flags are for some types only (section_rules.json 'assertion_kinds') gives the others
+    none; an unknown type (None) gets them all."""
+    kinds = section_assertion_kinds().get(section or "")
+    if kinds is None or kind is None or kind in kinds:
+        return flags
+    return frozenset()

@@ -37,6 +37,7 @@ from .mentions import (
     stated_time_extra,
 )
 from .processed import ProcessedNote, SentenceSpan
+from .sections import section_flags_for
 from .values import ValueFind, doc_values
 
 __all__ = ["LOINC", "ValueDraft", "build_value_occurrence", "note_value_drafts", "value_occurrences"]
@@ -77,7 +78,7 @@ def note_value_drafts(
         if span is not None and sentence is not None and sentence.start <= v.start and v.end <= sentence.end:
             spans.append(span)
             kept.append((v, sentence))
-    flags = assert_targets(processed.doc, processed.modifiers, spans)
+    flags = assert_targets(processed.doc, processed.modifiers, spans, ["value"] * len(spans))  # measured
     text_hash = content_hash(processed.text)
     drafts: list[ValueDraft] = []
     ranks: dict[tuple[int, str], int] = {}
@@ -151,7 +152,7 @@ def build_value_occurrence(
 ) -> Occurrence:
     document, note, sentence, v = draft.document, draft.note, draft.sentence, draft.found
     analyte = next(a for a in load_analytes().analytes if a.id == v.analyte)
-    flags = set(draft.flags) | sentence.section_flags
+    flags = set(draft.flags) | section_flags_for(sentence.section, sentence.section_flags, "value")
     stated = _stated_time(draft, segments)
     literal = note.text[v.start:v.end]
     extra: list[tuple[str, str]] = [

@@ -166,3 +166,12 @@ def test_terms_with_short_function_words_are_found(pipeline):
              TargetTerm("MI", "myocardial infarction", Kind.CONDITION, "lexicon"))
     found = {o.concept.text for o in pipeline.mentions([note], terms)}
     assert found == {"dyspnea", "head CT", "myocardial infarction"}
+
+
+def test_terms_with_short_function_words_are_found_in_capitals(pipeline):
+    """Reports dictated in capitals write the term's function words in capitals too."""
+    note = make_note("PULMONARY - NO SHORTNESS OF BREATH. CT OF THE HEAD WAS UNREMARKABLE.")
+    terms = (TargetTerm("shortness of breath", "dyspnea", Kind.CONDITION, "query"),
+             TargetTerm("CT of the head", "head CT", Kind.PROCEDURE, "query"))
+    found = {o.concept.text: o.assertion.negated for o in pipeline.mentions([note], terms)}
+    assert found == {"dyspnea": True, "head CT": False}
