@@ -60,6 +60,7 @@ class NarrativeRules:
     phases: dict[str, float]  # section role -> its phase in the note's story (0: the past)
     phase_cues: tuple[tuple[float, re.Pattern[str]], ...]  # words in a sentence that set its phase
     subheadings: frozenset[str]  # titles that continue the section they stand in ("HEENT:")
+    title_words: tuple[tuple[re.Pattern[str], str], ...]  # words that name the role of another title
 
 
 # Words that open another clause: a history cue does not reach a mention past them ("status post
@@ -80,7 +81,8 @@ def _narrative_rules(raw: dict) -> NarrativeRules:
     known = {s.category for s in load_section_specs()}
     roles = {key: frozenset(str(r) for r in raw[key]) for key in ("narrative_roles", "history_roles")}
     phases = {str(k): float(v) for k, v in raw["phases"].items()}
-    unknown = sorted(r for v in (*roles.values(), phases) for r in v if r not in known)
+    named = {str(w["role"]) for w in raw["title_words"]}
+    unknown = sorted(r for v in (*roles.values(), phases, named) for r in v if r not in known)
     if unknown:
         raise ValueError(f"unknown section roles {unknown}")
     cues = tuple((float(c["phase"]), re.compile("|".join(f"(?:{p})" for p in c["words"]), re.IGNORECASE))
@@ -89,7 +91,8 @@ def _narrative_rules(raw: dict) -> NarrativeRules:
                           _words(raw, "past"), _words(raw, "turns_back"), _words(raw, "states_time"),
                           _history_cue(raw["history_cue"], int(raw["history_words_between"])),
                           int(raw["history_reach"]), phases, cues,
-                          frozenset(" ".join(str(t).lower().split()) for t in raw["subheadings"]))
+                          frozenset(" ".join(str(t).lower().split()) for t in raw["subheadings"]),
+                          tuple((re.compile(str(w["words"]), re.IGNORECASE), str(w["role"])) for w in raw["title_words"]))
 
 
 def _history_cue(words: list[str], between: int) -> re.Pattern[str]:
@@ -141,6 +144,7 @@ class NoteLayout:
 # heading ("# Plan"); or any title ending in ':' alone at a line start.
 _HEADING = re.compile(
     r"(?:(?<=^)|(?<=\n)|(?<=[,.;:])|(?<=\s\s))\s*(?P<t>[A-Z][A-Z0-9 /&()'\-]{1,60}[A-Z)])\s*:"
+    r"|(?:(?<=^)|(?<=\n)|(?<=[,.]))\s*(?P<tc>[A-Z][A-Z /&'\-]{2,60}[A-Z]),(?=\s*[A-Z])"
     r"|(?m:^[ \t]*#+[ \t]*(?P<md>[^\n#:]{2,60}?)[ \t]*:?[ \t]*$)"
     r"|(?m:^[ \t]*(?P<line>[A-Za-z][A-Za-z /&'\-]{1,50}):)",
 )
@@ -157,8 +161,13 @@ def _titles() -> dict[str, str]:
 
 
 def _role(title: str) -> str | None:
+    """A title's section role: a title section_rules.json names, else one whose words name it
+    ("HISTORY OF PRESENT COMPLAINT", "LABORATORY AT DISCHARGE")."""
     words = " ".join(re.sub(r"[^a-z0-9/&' ]", " ", title.lower()).split())
-    return _titles().get(words)
+    known = _titles().get(words)
+    if known is not None:
+        return known
+    return next((role for pattern, role in load_narrative_rules().title_words if pattern.search(words)), None)
 
 
 @lru_cache(maxsize=64)
@@ -166,13 +175,15 @@ def note_layout(text: str) -> NoteLayout:
     """Sections and sentences of a note text (cached: a note is read once for all its pairs)."""
     heads: list[tuple[int, int, int, str | None]] = []
     for m in _HEADING.finditer(text):
-        group = "t" if m.group("t") else ("md" if m.group("md") else "line")
+        group = next(g for g in ("t", "tc", "md", "line") if m.group(g))
         title = m.group(group)
         role = _role(title)
-        if group == "line" and role is None:
-            continue  # "Note: ..." at a line start is not a heading unless it names a known section
+        if group in ("line", "tc") and role is None:
+            continue  # "Note: ..." at a line start, "BUN, ..." in a list: a heading only if it names a section
         if role is None and " ".join(title.lower().split()) in load_narrative_rules().subheadings:
             continue  # "HEENT:" in an examination: the examination goes on
+        if role is None and heads and heads[-1][3] in load_narrative_rules().narrative_roles:
+            role = heads[-1][3]  # a problem's own heading in a narrative ("HYPOGLYCEMIA:"): its own story
         heads.append((m.start(group), m.end(group), m.end(), role))
     sections = tuple(Section(role, s, e, body, heads[i + 1][0] if i + 1 < len(heads) else len(text))
                      for i, (s, e, body, role) in enumerate(heads))

@@ -15,12 +15,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from .narrative import PLACEMENT_RULES, Placement, phase_order, told_order
+from .narrative import PLACEMENT_RULES, Placement, note_layout, phase_order, told_order
 from .rule_files import load_rule_file
+from .values import find_values
 
 __all__ = ["OrderRule", "StatedOrder", "find_order", "find_relation", "is_placement", "load_order_rules"]
 
 CUE_REACH = 600  # characters between two mentions that one passage's cue can relate
+STATED_CHANGE = "stated-change"  # "creatinine has gone from 2.1 to 4.2": the values in the order stated
 
 Position = Literal["before_second", "between", "before_first", "opens_next"]
 Order = Literal["first_earlier", "second_earlier", "overlap"]
@@ -79,12 +81,33 @@ def is_placement(rule_id: str) -> bool:
 def find_relation(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOrder | None:
     """What the note says of the mentions at spans `a` and `b`: a cue's order or overlap when one
     relates them (the stronger basis), else where the note places them (nlp/narrative.py)."""
+    change = _stated_change(text, a, b)
+    if change is not None:
+        return change
     if abs(a[0] - b[0]) <= CUE_REACH:
         found = find_order(text, a, b)
         if found is not None:
             return found
     placed = told_order(text, a, b) or phase_order(text, a, b)
     return None if placed is None else _from_placement(text, placed)
+
+
+def _stated_change(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOrder | None:
+    """Two values of one stated change in one sentence ("white count is down from 20,000 to
+    12.5", "troponin 2.3 from 1.9 yesterday"), in the order the change states; the cue is the
+    whole change as written."""
+    layout = note_layout(text)
+    index = layout.sentence_at(a[0])
+    if index is None or index != layout.sentence_at(b[0]):
+        return None
+    sentence = layout.sentences[index]
+    values = {(v.start, v.end): v for v in find_values(text[sentence.start:sentence.end], sentence.start) if v.change}
+    va, vb = values.get(a), values.get(b)
+    if va is None or vb is None or va.series != vb.series or va.time_rank == vb.time_rank:
+        return None
+    earlier, later = (va, vb) if va.time_rank < vb.time_rank else (vb, va)
+    lo, hi = min(va.start, vb.start), max(va.end, vb.end)
+    return StatedOrder((earlier.start, earlier.end), (later.start, later.end), lo, hi, text[lo:hi], STATED_CHANGE)
 
 
 def _from_placement(text: str, p: Placement) -> StatedOrder:
@@ -193,7 +216,7 @@ def check_order(text: str, order: StatedOrder) -> bool:
     placement it names), and reading the two spans again gives the same relation."""
     if not (0 <= order.cue_start < order.cue_end <= len(text)) or text[order.cue_start:order.cue_end] != order.cue:
         return False
-    if not is_placement(order.rule):
+    if not is_placement(order.rule) and order.rule != STATED_CHANGE:
         rule = load_order_rules().by_id(order.rule)
         if rule is None or not rule.cue.fullmatch(order.cue):
             return False

@@ -184,6 +184,7 @@ def test_stated_overlap_supports_overlaps_and_cites_the_cue(note_pipeline):
 
 @pytest.mark.parametrize("text", [
     "GI bleed, continue Coumadin and follow the counts.",
+    "GI bleed, slowly resolving.  Continue Coumadin at the same dose.",
     "While on Coumadin she had a GI bleed.",
     "She had a GI bleed while on Coumadin.",
     "She was on Coumadin when she developed a GI bleed.",

@@ -112,3 +112,22 @@ def test_phases_of_an_operative_note():
 def test_a_subheading_continues_its_section():
     text = ("PHYSICAL EXAMINATION: ,VITAL SIGNS: Stable.,HEENT: Normal.,PAST MEDICAL HISTORY: ,Asthma.")
     assert [s.role for s in note_layout(text).sections] == ["physical_exam", "past_medical_history"]
+
+
+@pytest.mark.parametrize(("text", "earlier", "later"), [
+    ("Her potassium rose from 4.1 to 6.2 overnight.", "potassium rose from 4.1", "potassium rose from 4.1 to 6.2"),
+    ("Lactate 1.8 down from 4.4 this morning.", "Lactate 1.8 down from 4.4", "Lactate 1.8"),
+])
+def test_a_stated_change_orders_its_values(text, earlier, later):
+    a, b = span(text, earlier), span(text, later)
+    found = find_relation(text, b, a)
+    assert found is not None and found.rule == "stated-change"
+    assert (found.earlier, found.later) == (a, b) and check_order(text, found)
+
+
+@pytest.mark.parametrize("text", [
+    "HOSPITAL COURSE: She had a rash.  She was continued on vancomycin.",
+    "HOSPITAL COURSE: Vancomycin was started.  She continued to have a rash.",
+])
+def test_a_continuing_state_is_not_told_in_order(text):
+    assert told_order(text, span(text, "ancomycin"), span(text, "rash")) is None
