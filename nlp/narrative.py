@@ -54,7 +54,8 @@ class NarrativeRules:
     history_roles: frozenset[str]  # sections that hold the patient's past
     past: re.Pattern[str]  # a sentence that tells past events
     turns_back: re.Pattern[str]  # a sentence that steps back in time from the one before it
-    states_time: re.Pattern[str]  # a sentence that states its own time (then the time decides)
+    states_time: re.Pattern[str]  # a sentence that states a date, a year, "3 weeks ago" (then the time decides)
+    recent_time: re.Pattern[str]  # a sentence that states a time just before the note ("last night")
     history_cue: re.Pattern[str]  # words before a mention that place it in the patient's past
     history_reach: int  # characters before a mention a history cue may stand
     phases: dict[str, float]  # section role -> its phase in the note's story (0: the past)
@@ -89,6 +90,7 @@ def _narrative_rules(raw: dict) -> NarrativeRules:
                  for c in raw["phase_cues"])
     return NarrativeRules(roles["narrative_roles"], roles["history_roles"],
                           _words(raw, "past"), _words(raw, "turns_back"), _words(raw, "states_time"),
+                          _words(raw, "recent_time"),
                           _history_cue(raw["history_cue"], int(raw["history_words_between"])),
                           int(raw["history_reach"]), phases, cues,
                           frozenset(" ".join(str(t).lower().split()) for t in raw["subheadings"]),
@@ -246,10 +248,12 @@ def told_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement |
         return None
     if rules.turns_back.search(told[-1]):
         return None  # the later event is told as having come first
-    timed = [bool(rules.states_time.search(t)) for t in told]
-    if any(timed[1:]) and not (timed[0] and timed[-1]):
-        return None  # a time stated on the way may place the later event; where both state theirs, the
-        # times decide and the telling only orders what they leave open (e.g. a year and a day in it)
+    timed = [bool(rules.states_time.search(t) or rules.recent_time.search(t)) for t in told]
+    if timed[-1] and not timed[0]:
+        return None  # the later event states its own time: that decides, the telling does not
+    if any(rules.states_time.search(t) for t in told[1:-1]) and not (timed[0] and timed[-1]):
+        return None  # a date told on the way may set the frame of what follows; where both ends state
+        # their times, the times decide and the telling only orders what they leave open
     heading = layout.sections[section]
     return Placement(first, second, heading.title_start, heading.title_end, TOLD_IN_ORDER)
 
@@ -284,7 +288,7 @@ def _phase(text: str, layout: NoteLayout, rules: NarrativeRules, span: tuple[int
     lead = text[max(sentence.start, span[0] - rules.history_reach):span[0]]
     m = rules.history_cue.search(lead)
     said = text[sentence.start:sentence.end]
-    dated = bool(rules.turns_back.search(said) or rules.states_time.search(said))
+    dated = bool(rules.turns_back.search(said) or rules.states_time.search(said) or rules.recent_time.search(said))
     if m is not None:
         offset = span[0] - len(lead)
         return 0.0, (offset + m.start("cue"), offset + m.end("cue")), dated

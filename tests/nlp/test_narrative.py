@@ -37,6 +37,13 @@ def test_layout_reads_run_in_headings_and_sentences():
     assert texts[2] == "Stop vancomycin."
 
 
+def test_a_recent_time_on_the_way_places_only_its_own_sentence():
+    text = ("HISTORY OF PRESENT ILLNESS: She developed a rash on her arms.  Last night she felt feverish.  "
+            "She was given vancomycin in the emergency room.")
+    placed = told_order(text, span(text, "vancomycin"), span(text, "rash"))
+    assert placed is not None and placed.earlier == span(text, "rash")
+
+
 def test_told_in_order_in_a_narrative_section():
     a, b = span(HPI, "vancomycin"), span(HPI, "rash")
     placed = told_order(HPI, b, a)
@@ -52,6 +59,8 @@ def test_told_in_order_in_a_narrative_section():
     "HISTORY OF PRESENT ILLNESS: She developed a rash.  She had been given vancomycin by her dentist.",
     # the later sentence states its own time, which decides instead
     "HISTORY OF PRESENT ILLNESS: She developed a rash.  Three years ago she received vancomycin.",
+    # a date told on the way may set the frame of what follows
+    "HISTORY OF PRESENT ILLNESS: She developed a rash.  In 2015 she had pneumonia.  She received vancomycin.",
     # not a narrative section: a plan, a medication list
     "PLAN: Vancomycin was discussed.  A rash was explained to her.",
     "MEDICATIONS: Vancomycin was listed.  Rash cream was listed.",
