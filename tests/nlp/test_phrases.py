@@ -44,6 +44,8 @@ def _found(event: str, sentence: str) -> list[str]:
     # a change named by the query, told by the note in other words
     ("elevated troponin", "Her troponin rose overnight.", "troponin rose"),
     ("low platelets", "His platelets fell to 40 after heparin.", "platelets fell"),
+    ("ANC 900", "Her ANC on discharge was 900.", "ANC on discharge was 900"),
+    ("Tylenol No. 3", "Discharged on Tylenol No. 3 as needed.", "Tylenol No. 3"),
 ])
 def test_split_and_reordered_events_are_found(event: str, sentence: str, words: str) -> None:
     assert _found(event, sentence) == [words]
@@ -58,6 +60,11 @@ def test_split_and_reordered_events_are_found(event: str, sentence: str, words: 
     ("heparin-induced thrombocytopenia", "He was hit by a car."),  # a short form only as written, in capitals
     ("elevated troponin", "Her troponin was stable."),
     ("fall", "Her potassium dropped overnight."),  # the event named by the word is no qualifier
+    ("left flank pain", "Flank pain and left shoulder stiffness."),  # 'left' is the shoulder's
+    ("ANC 900", "ANC was pending."),  # a number of the event is one of its words
+    ("tracheostomy", "The tube was removed."),  # an '-ostomy' or unknown '-ectomy' word is only itself
+    ("thrombectomy", "The catheter was removed."),
+    ("balloon dilation", "A balloon dilator was prepared."),  # the instrument is not the act
 ])
 def test_words_not_told_together_are_no_phrase(event: str, sentence: str) -> None:
     assert _found(event, sentence) == []
