@@ -72,6 +72,7 @@ class Stems:
         self._snowball = SnowballStemmer("english").stem
         self._rules = rules
         self._memo: dict[str, frozenset[str]] = {}
+        self._cues: dict[frozenset[str], tuple[str, ...]] = {}
 
     def stem(self, lower: str) -> str:
         if lower[:1].isdigit():
@@ -122,6 +123,26 @@ class Stems:
         if long is None:
             return frozenset()
         return frozenset(self.stem(w) for w, _, _ in words_of(long) if w.isalpha() and w not in self._rules.function_words)
+
+    def cues(self, slot: frozenset[str]) -> tuple[str, ...]:
+        """Substrings one of which a note text holds wherever a word fills this slot: each stem's
+        first letters, "ectom" where an '-ectomy' word may fill it, a short form that spells it."""
+        found = self._cues.get(slot)
+        if found is None:
+            out = {alt[:3] for alt in slot}
+            acts = {self.stem(a) for a in self._rules.ectomy_actions} | {self.stem(o) for _, o in self._rules.combining_forms}
+            if slot & acts:
+                out.add("ectom")
+            out.update(short for short in self._rules.initialisms if slot & self._spelled(short))
+            found = tuple(sorted(out))
+            if len(self._cues) < _MAX_STEMS:
+                self._cues[slot] = found
+        return found
+
+    def bag(self, sentence: str) -> frozenset[str]:
+        """Every stem a sentence's words can fill a slot with: a sentence lacking one of a
+        phrase's slots is not searched (its words' stems are memoised, the bag is not: cheap)."""
+        return frozenset().union(*(self.of(w) for w, _, _ in words_of(sentence) if w[0].isalnum()))
 
     def _ectomy(self, lower: str) -> frozenset[str]:
         if not lower.endswith(("ectomy", "ectomies")):

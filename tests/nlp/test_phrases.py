@@ -113,3 +113,15 @@ def test_a_contiguous_mention_wins_over_a_phrase(pipeline) -> None:
     found = pipeline.mentions([make_note(text)], [term])
     assert [text[m.source.start:m.source.end] for m in found] == ["gallbladder removal", "gallbladder was removed"]
     assert [m.extra_value("phrase_term") for m in found] == [None, "gallbladder removal"]
+
+
+@pytest.mark.parametrize(("event", "text", "words"), [
+    ("appendix removal", "Surgical history: she had an appendectomy as a child.", "appendectomy"),
+    ("packed red blood cell transfusion", "On day 2 he was transfused 2 units PRBCs.", "transfused 2 units PRBCs"),
+    ("elevated troponin", "Her troponin rose overnight.", "troponin rose"),
+])
+def test_the_notes_quick_test_keeps_every_form_that_fills_a_slot(pipeline, event: str, text: str, words: str) -> None:
+    """The pipeline skips notes lacking a cue of some slot (`Stems.cues`): an '-ectomy' word, a
+    short form and a synonym of a qualifier still fill theirs."""
+    term = TargetTerm(event, event, Kind.PROCEDURE, "query")
+    assert [text[m.source.start:m.source.end] for m in pipeline.mentions([make_note(text)], [term])] == [words]
