@@ -102,6 +102,8 @@ def _left_out(text: str, primary: ValueFind) -> tuple[str, ...] | None:
     """Words of the query before the analyte's alias or after its value (its own words and
     linking words such as "of", "was" are the value's)."""
     outside = text[:primary.start] + " " + text[primary.end:]
+    if any(ch.isdigit() for ch in outside):
+        return None  # "heart rate 115 to 150": a range or a second value, not one value
     words = tuple(w.lower() for w in _WORD.findall(outside))
     return words if len(words) <= _MAX_LEFT_OUT else None
 

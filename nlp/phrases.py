@@ -44,6 +44,7 @@ class PhraseRules:
     ectomy_actions: tuple[str, ...]
     initialisms: dict[str, str]  # "prbc" -> "packed red blood cell"
     synonym_sets: tuple[tuple[frozenset[str], tuple[str, ...]], ...]  # (qualifiers, the words that tell them)
+    modifier_words: frozenset[str] = frozenset()
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PhraseRules:
@@ -52,7 +53,8 @@ class PhraseRules:
                    frozenset(data["break_words"]), frozenset(data["droppable_modifiers"]),
                    tuple(sorted(forms.items(), key=lambda kv: -len(kv[0]))), tuple(data["ectomy_actions"]),
                    {k.lower(): v.lower() for k, v in data.get("initialisms", {}).items()},
-                   tuple((frozenset(s["qualifiers"]), tuple(s["words"])) for s in data.get("synonym_sets", ())))
+                   tuple((frozenset(s["qualifiers"]), tuple(s["words"])) for s in data.get("synonym_sets", ())),
+                   frozenset(data.get("modifier_words", ())))
 
 
 @cache
@@ -70,14 +72,19 @@ class Stems:
         self._snowball = SnowballStemmer("english").stem
         self._rules = rules
         self._memo: dict[str, frozenset[str]] = {}
+        self._cues: dict[frozenset[str], tuple[str, ...]] = {}
 
     def stem(self, lower: str) -> str:
+        if lower[:1].isdigit():
+            return lower.replace(",", "")  # "20,000" is 20000
         if not lower.isalpha() or len(lower) < 3:
             return lower
         lemma = self._wordforms.lemma(lower)
         if lemma.endswith("ment") and len(lemma) > 7:
             lemma = lemma[:-4]  # placement -> place, debridement -> debride
         s = self._snowball(lemma)
+        if lemma.endswith(("ator", "itor", "ctor", "ous")):
+            return s + "~" + lemma[-2:]  # a dilator is no dilation, continuous no continued
         if s.endswith("ia") and len(s) > 5:
             s = s[:-2]  # hypoxia / hypoxic, anemia / anemic, ischemia / ischemic
         elif s.endswith("osi"):
@@ -117,13 +124,34 @@ class Stems:
             return frozenset()
         return frozenset(self.stem(w) for w, _, _ in words_of(long) if w.isalpha() and w not in self._rules.function_words)
 
+    def cues(self, slot: frozenset[str]) -> tuple[str, ...]:
+        """Substrings one of which a note text holds wherever a word fills this slot: each stem's
+        first letters, "ectom" where an '-ectomy' word may fill it, a short form that spells it."""
+        found = self._cues.get(slot)
+        if found is None:
+            out = {alt[:3] for alt in slot}
+            acts = {self.stem(a) for a in self._rules.ectomy_actions} | {self.stem(o) for _, o in self._rules.combining_forms}
+            if slot & acts:
+                out.add("ectom")
+            out.update(short for short in self._rules.initialisms if slot & self._spelled(short))
+            found = tuple(sorted(out))
+            if len(self._cues) < _MAX_STEMS:
+                self._cues[slot] = found
+        return found
+
+    def bag(self, sentence: str) -> frozenset[str]:
+        """Every stem a sentence's words can fill a slot with: a sentence lacking one of a
+        phrase's slots is not searched (its words' stems are memoised, the bag is not: cheap)."""
+        return frozenset().union(*(self.of(w) for w, _, _ in words_of(sentence) if w[0].isalnum()))
+
     def _ectomy(self, lower: str) -> frozenset[str]:
         if not lower.endswith(("ectomy", "ectomies")):
             return frozenset()
         root = lower[: lower.rindex("ectom")]
         organ = next((o for prefix, o in self._rules.combining_forms if root.endswith(prefix)), None)
-        acts = {self.stem(a) for a in self._rules.ectomy_actions}
-        return frozenset(acts | ({self.stem(organ)} if organ else set()))
+        if organ is None:
+            return frozenset()  # an organ the table does not know: the word stands only for itself
+        return frozenset({self.stem(a) for a in self._rules.ectomy_actions} | {self.stem(organ)})
 
     def slots_of(self, word: str) -> list[frozenset[str]]:
         """The slots a query word fills: one, or two for an '-ectomy' word (its organ, its act)."""
@@ -164,23 +192,25 @@ class PhraseSlots:
 
     slots: tuple[frozenset[str], ...]
     dropped: tuple[str, ...] = ()
+    head: int = 0  # slots from this index on are the last word's (the head); those before, its modifiers
 
 
 def phrase_slots(text: str, stems: Stems, *, drop: bool = False) -> PhraseSlots | None:
     """The slots of an event text (None: no content word). `drop`: without its droppable words
     (None when it has none, or nothing else)."""
     rules = load_phrase_rules()
-    content = [w for w, _, _ in words_of(text) if w[0].isalnum() and w.lower() not in rules.function_words
-               and not w.isdigit()]
+    # numbers are content: "ANC 900" is no mention of "ANC" alone
+    content = [w for w, _, _ in words_of(text) if w[0].isalnum() and w.lower() not in rules.function_words]
     dropped = tuple(w.lower() for w in content if w.lower() in rules.droppable) if drop else ()
     if drop and not dropped:
         return None
     kept = [w for w in content if w.lower() not in dropped]
     slots = tuple(s for w in kept for s in stems.slots_of(w))
+    head = len(slots) - len(stems.slots_of(kept[-1])) if kept else 0  # slots of the last word: the head
     qualifier = stems.qualifier(kept[0].lower()) if len(kept) > 1 else None
     if qualifier is not None:  # "elevated LFTs": the change may be told in other words
         slots = (qualifier | slots[0], *slots[1:])
-    return PhraseSlots(slots, dropped) if slots else None
+    return PhraseSlots(slots, dropped, head) if slots else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,25 +221,35 @@ class PhraseFind:
     dropped: tuple[str, ...] = ()
 
 
+def _is_break(words: Sequence[tuple[str, int, int]], j: int, text: str, rules: PhraseRules) -> bool:
+    word, _, end = words[j]
+    if word == ".":  # a stop, not the dot of "No. 3" or "Dr. Y": followed by a capital (or the end)
+        rest = text[end:end + 3].lstrip()
+        return not rest or rest[0].isupper()
+    return word in rules.break_marks or word.lower() in rules.break_words
+
+
 def _window(words: Sequence[tuple[str, int, int]], i: int, slots: tuple[frozenset[str], ...],
-            stems: Stems, rules: PhraseRules) -> tuple[int, tuple[tuple[int, int], ...]] | None:
-    """From word i on: the first word index that fills the last open slot, and the pieces."""
+            stems: Stems, rules: PhraseRules, text: str) -> tuple[int, tuple[tuple[int, int], ...], set[int]] | None:
+    """From word i on: the first word index that fills the last open slot, the pieces, and the
+    slots the last piece filled."""
     open_slots = set(range(len(slots)))
     pieces: list[tuple[int, int]] = []
     extra = 0
     for j in range(i, len(words)):
         word, start, end = words[j]
         lower = word.lower()
-        if word in rules.break_marks or lower in rules.break_words:
+        if _is_break(words, j, text, rules):
             return None
-        if not word[0].isalnum() or lower in rules.function_words or word.isdigit():
+        if not word[0].isalnum() or lower in rules.function_words:
             continue
         have = stems.of(word)
         filled = [k for k in open_slots if slots[k] & have]
         if not filled:
             if j == i:
                 return None
-            extra += 1
+            if not word[0].isdigit():  # a count the note adds ("2 units of") is no other word
+                extra += 1
             if extra > rules.max_extra:
                 return None
             continue
@@ -218,8 +258,21 @@ def _window(words: Sequence[tuple[str, int, int]], i: int, slots: tuple[frozense
         open_slots.difference_update(filled)
         pieces.append((start, end))
         if not open_slots:
-            return j, tuple(pieces)
+            return j, tuple(pieces), set(filled)
     return None
+
+
+def _modifies_another(words: Sequence[tuple[str, int, int]], j: int, last: set[int], slots: PhraseSlots,
+                      rules: PhraseRules) -> bool:
+    """The last piece fills only modifier slots and the note goes on with a noun it modifies:
+    "flank pain and left shoulder" tells no left flank pain."""
+    if any(k >= slots.head for k in last) or j + 1 >= len(words):
+        return False
+    lower = words[j][0].lower()
+    if lower not in rules.modifier_words:
+        return False  # a noun ("transfused two units of platelets overnight") ends a phrase well
+    nxt = words[j + 1][0]
+    return nxt[0].isalpha() and nxt.lower() not in rules.function_words and nxt.lower() not in rules.break_words
 
 
 def find_phrases(text: str, slots: PhraseSlots, stems: Stems, offset: int = 0) -> list[PhraseFind]:
@@ -228,9 +281,9 @@ def find_phrases(text: str, slots: PhraseSlots, stems: Stems, offset: int = 0) -
     words = words_of(text)
     found: list[tuple[int, int, tuple[tuple[int, int], ...]]] = []
     for i in range(len(words)):
-        w = _window(words, i, slots.slots, stems, rules)
-        if w is not None:
-            j, pieces = w
+        w = _window(words, i, slots.slots, stems, rules, text)
+        if w is not None and not _modifies_another(words, w[0], w[2], slots, rules):
+            j, pieces, _ = w
             found.append((words[i][1], words[j][2], pieces))
     found.sort(key=lambda f: (f[1] - f[0], f[0]))
     out: list[PhraseFind] = []
@@ -254,5 +307,5 @@ def check_phrase(cited: str, event_text: str, pieces: tuple[tuple[int, int], ...
     if slots is None or slots.dropped != dropped:
         return False
     words = words_of(cited)
-    window = _window(words, 0, slots.slots, stems, load_phrase_rules())
+    window = _window(words, 0, slots.slots, stems, load_phrase_rules(), cited)
     return window is not None and words[window[0]][2] == len(cited) and window[1] == pieces

@@ -124,11 +124,24 @@ class TermMatcher:
         found in no sentence of this text."""
         if self._stems is None or not self._phrases:
             return []
+        stems = self._stems
+        lower = text.lower()
+        bags: list[frozenset[str]] = []
+
+        def search(slots: PhraseSlots) -> list[PhraseFind]:
+            # Most notes lack some slot's word: a cheap substring test first (`Stems.cues`).
+            if not all(any(cue in lower for cue in stems.cues(slot)) for slot in slots.slots):
+                return []
+            if not bags:
+                bags.extend(stems.bag(text[s:e]) for s, e in sentences)
+            return [f for (s, e), bag in zip(sentences, bags, strict=True) if all(slot & bag for slot in slots.slots)
+                    for f in find_phrases(text[s:e], slots, stems, s)]
+
         out: list[tuple[TargetTerm, PhraseFind]] = []
         for term, slots, without in self._phrases:
-            found = [f for s, e in sentences for f in find_phrases(text[s:e], slots, self._stems, s)]
+            found = search(slots)
             if not found and without is not None:
-                found = [f for s, e in sentences for f in find_phrases(text[s:e], without, self._stems, s)]
+                found = search(without)
             out.extend((term, f) for f in found)
         return out
 

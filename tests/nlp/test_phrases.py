@@ -44,6 +44,8 @@ def _found(event: str, sentence: str) -> list[str]:
     # a change named by the query, told by the note in other words
     ("elevated troponin", "Her troponin rose overnight.", "troponin rose"),
     ("low platelets", "His platelets fell to 40 after heparin.", "platelets fell"),
+    ("ANC 900", "Her ANC on discharge was 900.", "ANC on discharge was 900"),
+    ("Tylenol No. 3", "Discharged on Tylenol No. 3 as needed.", "Tylenol No. 3"),
 ])
 def test_split_and_reordered_events_are_found(event: str, sentence: str, words: str) -> None:
     assert _found(event, sentence) == [words]
@@ -58,6 +60,11 @@ def test_split_and_reordered_events_are_found(event: str, sentence: str, words: 
     ("heparin-induced thrombocytopenia", "He was hit by a car."),  # a short form only as written, in capitals
     ("elevated troponin", "Her troponin was stable."),
     ("fall", "Her potassium dropped overnight."),  # the event named by the word is no qualifier
+    ("left flank pain", "Flank pain and left shoulder stiffness."),  # 'left' is the shoulder's
+    ("ANC 900", "ANC was pending."),  # a number of the event is one of its words
+    ("tracheostomy", "The tube was removed."),  # an '-ostomy' or unknown '-ectomy' word is only itself
+    ("thrombectomy", "The catheter was removed."),
+    ("balloon dilation", "A balloon dilator was prepared."),  # the instrument is not the act
 ])
 def test_words_not_told_together_are_no_phrase(event: str, sentence: str) -> None:
     assert _found(event, sentence) == []
@@ -106,3 +113,15 @@ def test_a_contiguous_mention_wins_over_a_phrase(pipeline) -> None:
     found = pipeline.mentions([make_note(text)], [term])
     assert [text[m.source.start:m.source.end] for m in found] == ["gallbladder removal", "gallbladder was removed"]
     assert [m.extra_value("phrase_term") for m in found] == [None, "gallbladder removal"]
+
+
+@pytest.mark.parametrize(("event", "text", "words"), [
+    ("appendix removal", "Surgical history: she had an appendectomy as a child.", "appendectomy"),
+    ("packed red blood cell transfusion", "On day 2 he was transfused 2 units PRBCs.", "transfused 2 units PRBCs"),
+    ("elevated troponin", "Her troponin rose overnight.", "troponin rose"),
+])
+def test_the_notes_quick_test_keeps_every_form_that_fills_a_slot(pipeline, event: str, text: str, words: str) -> None:
+    """The pipeline skips notes lacking a cue of some slot (`Stems.cues`): an '-ectomy' word, a
+    short form and a synonym of a qualifier still fill theirs."""
+    term = TargetTerm(event, event, Kind.PROCEDURE, "query")
+    assert [text[m.source.start:m.source.end] for m in pipeline.mentions([make_note(text)], [term])] == [words]
