@@ -20,14 +20,22 @@ from spacy.language import Language
 from spacy.matcher import Matcher, PhraseMatcher
 from spacy.tokens import Doc
 
-__all__ = ["CueMatcher", "word_sequences"]
+__all__ = ["CueMatcher", "starts_a_sentence", "word_sequences"]
 
 _MAX_SEQUENCES = 5000  # beyond this a pattern stays in the token Matcher (no rule comes near)
 
 
+def starts_a_sentence(pattern: list[dict[str, Any]]) -> bool:
+    """Whether the pattern's first word must start its sentence ({"IS_SENT_START": true})."""
+    return bool(pattern) and pattern[0].get("IS_SENT_START") is True and "OP" not in pattern[0]
+
+
 def word_sequences(pattern: list[dict[str, Any]]) -> list[tuple[str, ...]] | None:
     """The lower-cased word sequences a token pattern matches, or None if it is not only
-    LOWER words, LOWER IN alternatives and optional ('?') tokens."""
+    LOWER words, LOWER IN alternatives and optional ('?') tokens (the first word may be required
+    to start its sentence: `starts_a_sentence`, checked on the matches)."""
+    if starts_a_sentence(pattern):
+        pattern = [{k: v for k, v in pattern[0].items() if k != "IS_SENT_START"}, *pattern[1:]]
     choices: list[list[str | None]] = []
     for token in pattern:
         op = token.get("OP")
@@ -60,6 +68,7 @@ class CueMatcher:
         self._rank: dict[int, tuple[int, int]] = {}  # match id -> order among cues on the same words
         self._phrases = PhraseMatcher(nlp.vocab, attr="LOWER")
         self._tokens = Matcher(nlp.vocab)
+        self._sentence_initial: set[int] = set()  # match ids of phrases that must start a sentence
         for index, rule in enumerate(rules):
             key = f"{rule.category}_{index}"
             self.rule_map[key] = rule
@@ -76,8 +85,11 @@ class CueMatcher:
                 self._tokens.add(key, [rule.pattern])
             else:
                 self._phrases.add(key, [Doc(nlp.vocab, words=list(seq)) for seq in sequences])
+                if starts_a_sentence(rule.pattern):
+                    self._sentence_initial.add(nlp.vocab.strings[key])
 
     def __call__(self, doc: Doc) -> list[tuple[int, int, int]]:
         """(match id, start, end) of every cue, overlapping ones included, in text order."""
-        found = set(self._tokens(doc)) | set(self._phrases(doc))
+        phrases = [m for m in self._phrases(doc) if m[0] not in self._sentence_initial or doc[m[1]].is_sent_start]
+        found = (set(self._tokens(doc)) if len(self._tokens) else set()) | set(phrases)
         return sorted(found, key=lambda m: (m[1], m[2], self._rank[m[0]]))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import medspacy
 from medeventgraph.occurrence import EventTime, NoteDocument, NoteText, Occurrence
+from medspacy.context import ConTextRule
 from spacy.tokens import Span
 
 from .abbreviations import add_abbreviation_detector
@@ -72,7 +73,10 @@ class NotePipeline:
         cache_size: int = 2048,
         cache_chars: int | None = None,
         copy_min_words: int = 4,
+        context_rules: Sequence[ConTextRule] | None = None,
     ) -> None:
+        """`context_rules`: the ConText rules (default: medspaCy's and nlp/resources/context_rules.json;
+        benchmarks give other rule files to measure them)."""
         if sentence_splitter not in SPLITTERS:
             raise ValueError(f"sentence_splitter must be one of {SPLITTERS}, not {sentence_splitter!r}")
         self.max_note_chars = max_note_chars
@@ -86,7 +90,7 @@ class NotePipeline:
         add_value_finder(self.nlp)
         self.wordforms = WordForms()
         self.stems = Stems(self.wordforms, load_phrase_rules())
-        self.modifier_finder = ModifierFinder(self.nlp)
+        self.modifier_finder = ModifierFinder(self.nlp, context_rules)
         self.time_finder = TimeFinder()
         # cache_chars bounds the processed notes held by their text (~100-150 bytes per character)
         self.cache: NoteCache[ProcessedNote] = NoteCache(cache_size, max_chars=cache_chars, chars=_text_chars)

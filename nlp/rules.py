@@ -25,6 +25,7 @@ __all__ = [
     "ContextRuleSpec",
     "SectionSpec",
     "context_rules",
+    "context_rules_from",
     "context_specs_from_json",
     "load_context_specs",
     "load_section_specs",
@@ -199,6 +200,11 @@ def section_rules() -> list[SectionRule]:
 
 def context_rules() -> list[ConTextRule]:
     return [rule for spec in load_context_specs() for rule in spec.to_rules()]
+
+
+def context_rules_from(data: dict[str, Any]) -> list[ConTextRule]:
+    """The ConText rules of another rule file's content (benchmarks measure earlier rule sets)."""
+    return [rule for spec in context_specs_from_json(data) for rule in spec.to_rules()]
 
 
 def section_assertions() -> dict[str, frozenset[str]]:

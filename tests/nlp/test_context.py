@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from medeventgraph.nlp import TargetTerm
 from medeventgraph.occurrence import Assertion, Granularity, Kind, Origin, TimeType
 
 from .conftest import AKI_TERMS, make_note
@@ -67,8 +68,6 @@ def test_section_semantics(pipeline, text, section, expected):
 
 def test_heading_words_are_not_mentions(pipeline):
     terms = [*AKI_TERMS]
-    from medeventgraph.nlp import TargetTerm
-
     terms.append(TargetTerm("medications", "medications", None))
     occs = pipeline.mentions([make_note("# Medications\nvancomycin 1 g IV.\n")], terms)
     assert [o.extra_value("literal") for o in occs] == ["vancomycin"]
@@ -115,8 +114,6 @@ def test_attachment_index_in_id(pipeline):
 
 
 def test_first_term_wins_and_alternatives_kept(pipeline):
-    from medeventgraph.nlp import TargetTerm
-
     terms = [TargetTerm("AKI", "acute kidney injury", Kind.CONDITION, "query"),
              TargetTerm("aki", "acute renal failure", Kind.CONDITION, "record")]
     (occ,) = pipeline.mentions([make_note("AKI.")], terms)
@@ -129,3 +126,226 @@ def test_longest_match_wins(pipeline):
                              [*AKI_TERMS, *__import__("medeventgraph.nlp").nlp.terms_from_display(
                                  "kidney injury", Kind.CONDITION)])
     assert [o.extra_value("literal") for o in occs] == ["Acute kidney injury"]
+
+
+# --- hypothetical and historical from modality, plan sections and time (sentences written for
+# these tests, none taken from the kit or the MTSamples labels) -----------------------------------
+
+def _term(literal: str, kind: Kind) -> TargetTerm:
+    return TargetTerm(literal, literal, kind, "query")
+
+
+TERMS = (
+    _term("heparin", Kind.MEDICATION), _term("warfarin", Kind.MEDICATION), _term("aspirin", Kind.MEDICATION),
+    _term("metoprolol", Kind.MEDICATION), _term("cefazolin", Kind.MEDICATION),
+    _term("colonoscopy", Kind.PROCEDURE), _term("dialysis", Kind.PROCEDURE), _term("MRI", Kind.PROCEDURE),
+    _term("CBC", Kind.LAB),
+    _term("DVT", Kind.CONDITION), _term("rash", Kind.CONDITION), _term("bleeding", Kind.CONDITION),
+    _term("chest pain", Kind.CONDITION), _term("stroke", Kind.CONDITION), _term("asthma", Kind.CONDITION),
+    _term("appendicitis", Kind.CONDITION), _term("fever", Kind.CONDITION), _term("diabetes", Kind.CONDITION),
+    _term("myocardial infarction", Kind.CONDITION), _term("anemia", Kind.CONDITION),
+)
+PLANNED = Assertion(hypothetical=True)
+PAST = Assertion(historical=True)
+
+
+def _read(pipeline, text: str) -> dict[str, Assertion]:
+    """Literal (lower case) -> assertion of each mention of TERMS in the text."""
+    return {o.extra_value("literal").lower(): o.assertion for o in pipeline.mentions([make_note(text)], TERMS)}
+
+
+def _lower(expected: dict[str, Assertion]) -> dict[str, Assertion]:
+    return {k.lower(): v for k, v in expected.items()}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # future and deontic modality plans the act, never the problem it treats
+        ("We will start heparin for the DVT.", {"heparin": PLANNED, "DVT": NONE}),
+        ("She would benefit from dialysis.", {"dialysis": PLANNED}),
+        ("We are going to obtain an MRI of the spine.", {"MRI": PLANNED}),
+        ("He should undergo colonoscopy given the anemia.", {"colonoscopy": PLANNED, "anemia": NONE}),
+        ("Plan to begin warfarin once the bleeding has settled.", {"warfarin": PLANNED, "bleeding": NONE}),
+        ("Consider metoprolol for rate control.", {"metoprolol": PLANNED}),
+        # a stated act ends a planned one's scope
+        ("She was given aspirin and we will start heparin tomorrow.", {"aspirin": NONE, "heparin": PLANNED}),
+        ("Heparin was started on arrival.", {"heparin": NONE}),
+        ("We will continue the metoprolol.", {"metoprolol": NONE}),
+        # a condition that may not hold is hypothetical, whatever its type
+        ("Stop the cefazolin if a rash appears.", {"rash": PLANNED, "cefazolin": NONE}),
+        ("In the event of chest pain, she knows to use the nitroglycerin.", {"chest pain": PLANNED}),
+        ("Keep taking aspirin unless bleeding occurs.", {"aspirin": NONE, "bleeding": PLANNED}),
+        ("He is at increased risk of stroke.", {"stroke": PLANNED}),
+        ("Heparin was started to prevent DVT.", {"heparin": NONE, "DVT": PLANNED}),
+        ("Risk factors include diabetes.", {"diabetes": NONE}),  # an exception of the 'risk' cue
+    ],
+)
+def test_modality(pipeline, text, expected):
+    assert _read(pipeline, text) == _lower(expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a plan plans its acts; the problems it names are there
+        ("PLAN:\nStart heparin.\nAnemia, check a CBC in the morning.\n",
+         {"heparin": PLANNED, "anemia": NONE, "CBC": PLANNED}),
+        ("Recommendations:\nColonoscopy in six weeks.\n", {"colonoscopy": PLANNED}),
+        ("Follow-up:\nMRI of the brain in three months.\n", {"MRI": PLANNED}),
+        # a plan line stating a drug being given is a fact
+        ("PLAN:\nContinue metoprolol.\n", {"metoprolol": NONE}),
+        # instructions name symptoms that may come, whatever their type
+        ("Discharge Instructions:\nFever or bleeding from the wound.\n", {"fever": PLANNED, "bleeding": PLANNED}),
+        # the same words outside a plan state what happened
+        ("Hospital Course:\nHeparin was given. Colonoscopy showed diverticulosis.\n",
+         {"heparin": NONE, "colonoscopy": NONE}),
+    ],
+)
+def test_plan_sections(pipeline, text, expected):
+    assert _read(pipeline, text) == _lower(expected)
+
+
+def test_a_value_stated_in_a_plan_was_measured(pipeline):
+    (value,) = pipeline.values([make_note("PLAN:\nPotassium 6.1, will recheck after the insulin.\n")])
+    assert value.value.quantity == 6.1 and value.assertion == NONE
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a stated time two weeks or more before the note dates a past finding
+        ("He had a stroke 3 years ago.", {"stroke": PAST}),
+        ("Three years ago he had a myocardial infarction.", {"myocardial infarction": PAST}),
+        ("She had an appendicitis in 1998 and now presents with fever.", {"appendicitis": PAST, "fever": NONE}),
+        ("She had asthma as a child.", {"asthma": PAST}),
+        ("Diabetes for the past 20 years.", {"diabetes": PAST}),
+        ("Known diabetes for many years.", {"diabetes": PAST}),
+        ("History of stroke, now with chest pain.", {"stroke": PAST, "chest pain": NONE}),
+        # this encounter's spans are not history
+        ("Fever 2 days ago, rash since yesterday.", {"fever": NONE, "rash": NONE}),
+        ("A two-day history of fever.", {"fever": NONE}),
+        ("Chest pain for 3 hours.", {"chest pain": NONE}),
+    ],
+)
+def test_time(pipeline, text, expected):
+    assert _read(pipeline, text) == _lower(expected)
+
+
+def test_rule_file_is_checked_when_loaded():
+    from medeventgraph.nlp.rules import context_specs_from_json
+
+    good = {"classes": {"c": "a class"}, "rules": [{"literal": "zz", "category": "HYPOTHETICAL",
+                                                   "direction": "FORWARD", "class": "c", "kinds": ["medication"],
+                                                   "exceptions": ["zz top"]}]}
+    (spec,) = context_specs_from_json(good)
+    main, exception = spec.to_rules()
+    assert main.allowed_types == {"MEDICATION", "UNKNOWN"} and exception.direction == "PSEUDO"
+    assert (exception.metadata or {})["rule"] == "zz"
+    bad_kind = {**good, "rules": [{**good["rules"][0], "kinds": ["drug"]}]}
+    bad_class = {**good, "rules": [{**good["rules"][0], "class": "nope"}]}
+    twice = {**good, "rules": [good["rules"][0], good["rules"][0]]}
+    for data in (bad_kind, bad_class, twice):
+        with pytest.raises(ValueError):
+            context_specs_from_json(data)
+
+
+# --- the leave-one-report-out check (benchmarks/check_assertion_rules.py) on rows written here ----
+
+@pytest.fixture(scope="module")
+def rule_check():
+    import sys
+    from pathlib import Path
+
+    benchmarks = str(Path(__file__).resolve().parents[2] / "benchmarks")
+    sys.path.insert(0, benchmarks)
+    try:
+        import check_assertion_rules
+
+        yield check_assertion_rules
+    finally:
+        sys.path.remove(benchmarks)
+
+
+def _row(line: str, condition: str, sentence: str, *gold: str):
+    from eval_assertions import Row
+
+    return Row(line, condition, sentence, frozenset(gold))
+
+
+def test_the_check_drops_a_rule_fitted_to_one_report(pipeline, rule_check):
+    """A cue that fixes three targets of one sentence only ('zorbly', fitted) is dropped; one that
+    fixes a target in each of three sentences ('lest') is kept; one that never fires is left alone,
+    and one that fixes a row in one sentence but breaks rows in two others is dropped."""
+    from medeventgraph.nlp.context import ModifierFinder, all_rules
+    from medeventgraph.nlp.rules import context_specs_from_json
+
+    rows = [
+        _row("1", "fever", "Zorbly fever, cough and rash.", "hypothetical"),
+        _row("2", "cough", "Zorbly fever, cough and rash.", "hypothetical"),
+        _row("3", "rash", "Zorbly fever, cough and rash.", "hypothetical"),
+        _row("4", "dehydration", "Give fluids lest dehydration develops.", "hypothetical"),
+        _row("5", "swelling", "Keep the leg raised lest swelling returns.", "hypothetical"),
+        _row("6", "a fall", "Use a walker lest a fall occurs.", "hypothetical"),
+        _row("7", "pain", "Pain settled after the block.", "hypothetical"),
+        _row("8", "nausea", "Nausea settled after ondansetron."),
+        _row("9", "vomiting", "Vomiting settled overnight."),
+    ]
+    rules = {"classes": {"synthetic": "written for this test"}, "rules": [
+        {"literal": "zorbly", "category": "HYPOTHETICAL", "direction": "FORWARD", "class": "synthetic"},
+        {"literal": "lest", "category": "HYPOTHETICAL", "direction": "FORWARD", "class": "synthetic"},
+        {"literal": "quuxly", "category": "HYPOTHETICAL", "direction": "FORWARD", "class": "synthetic"},
+        {"literal": "settled", "category": "HYPOTHETICAL", "direction": "BACKWARD", "class": "synthetic"},
+    ]}
+    synthetic = [r for spec in context_specs_from_json(rules) for r in spec.to_rules()]
+    finder = ModifierFinder(pipeline.nlp, [*all_rules(), *synthetic])
+    result = rule_check.run(rows, pipeline, finder, synthetic)
+    verdicts = {r["literal"]: r for r in result["rules"]}
+    assert verdicts["zorbly"]["verdict"] == "fits one report" and verdicts["zorbly"]["best_unit_gain"] == 3
+    assert verdicts["zorbly"]["held_out_gain"] == 0
+    assert verdicts["lest"]["verdict"] == "kept" and verdicts["lest"]["units_gaining"] == 3
+    assert verdicts["quuxly"]["verdict"] == "no effect"
+    assert verdicts["settled"]["verdict"] == "fits one report" and verdicts["settled"]["held_out_gain"] == -2
+    assert sorted(result["dropped"]) == ["settled", "zorbly"]
+    assert verdicts["lest"]["round"] == 2  # judged again once the dropped rules were gone
+    assert result["kit_units"] == 7  # one unit per sentence
+
+
+# --- end to end: a planned drug grounds nothing, a started one does ---------------------------------
+
+def _verify_order(pipeline, text: str) -> str:
+    import base64
+    import json
+    from pathlib import Path
+
+    from medeventgraph.api import load
+    from medeventgraph.core.index import build_index
+    from medeventgraph.core.query import VerificationQuery
+    from medeventgraph.core.verify import verify_query
+    from medeventgraph.settings import Settings
+
+    bundle = json.loads((Path(__file__).resolve().parents[1] / "data" / "mtsamples" / "mts-1430.json").read_text())
+    for entry in bundle["entry"]:
+        if entry["resource"]["resourceType"] == "DocumentReference":
+            entry["resource"]["content"][0]["attachment"]["data"] = base64.b64encode(text.encode()).decode()
+    settings = Settings(notes=True)
+    index = build_index(load(bundle, settings=settings).for_patient("mts-1430"), settings, notes=pipeline)
+    query = VerificationQuery.model_validate({
+        "id": "q", "scope": "encounter",
+        "events": [{"id": "drug", "text": "Lovenox", "kind": "medication"},
+                   {"id": "bleed", "text": "bleeding", "kind": "condition"}],
+        "relations": [{"from": "drug", "to": "bleed", "type": "before"}]})
+    return verify_query(index, query, settings).verdict.value
+
+
+@pytest.mark.parametrize(
+    ("text", "supported"),
+    [
+        ("HOSPITAL COURSE:\nLovenox was started. Subsequently, she developed bleeding from the line site.\n", True),
+        ("HOSPITAL COURSE:\nWe will start Lovenox. Subsequently, she developed bleeding from the line site.\n", False),
+        ("PLAN:\nStart Lovenox. Subsequently, she developed bleeding from the line site.\n", False),
+        ("PLAN:\nLovenox was started. Subsequently, she developed bleeding from the line site.\n", True),
+    ],
+)
+def test_a_planned_drug_grounds_no_event(pipeline, text, supported):
+    assert (_verify_order(pipeline, text) == "supported") is supported

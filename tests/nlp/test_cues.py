@@ -35,6 +35,21 @@ def test_word_sequences_expand_alternatives_and_optional_words():
     assert word_sequences([{"LOWER": "call"}, {"LOWER": {"NOT_IN": ["."]}, "OP": "{0,3}"}]) is None
 
 
+def test_a_sentence_initial_cue_matches_as_a_phrase_at_sentence_starts_only(pipeline):
+    """'Start heparin.' is an order; 'we will start heparin' is not one (its 'will' is another cue)."""
+    from medspacy.context import ConTextRule
+
+    order = ConTextRule("start (order)", "HYPOTHETICAL", pattern=[{"IS_SENT_START": True, "LOWER": {"IN": ["start", "check"]}}])
+    assert word_sequences(order.pattern) == [("check",), ("start",)]
+    ours = CueMatcher(pipeline.nlp, [order])
+    theirs = MedspacyMatcher(pipeline.nlp, name="reference", phrase_matcher_attr="LOWER", prune=False)
+    theirs.add([order])
+    doc = pipeline.nlp("Start heparin. We will start heparin and check a CBC.\nCheck a CBC.")
+    got = [(s, e) for _, s, e in ours(doc)]
+    assert [doc[s].text for s, _ in got] == ["Start", "Check"]
+    assert got == [(s, e) for _, s, e in theirs(doc)]
+
+
 def test_cue_matches_are_medspacys(pipeline, synthea_notes):
     """Same (rule, start, end) triples as MedspacyMatcher(prune=False) on real report sentences
     and Synthea notes, with the default and the project's rules."""
