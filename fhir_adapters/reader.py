@@ -13,40 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from medeventgraph.fhir_adapters.inflate import TooLarge, fits, inflated_pieces, lines_of
 from medeventgraph.outcome import InputError, Issue
 
 __all__ = ["FILE_SUFFIXES", "RawItem", "items_from_json", "parse_json_bytes", "read_paths"]
 
 FILE_SUFFIXES = (".json", ".ndjson", ".json.gz", ".ndjson.gz")
 _MAX_BUNDLE_DEPTH = 8
-_GZIP = 16 + zlib.MAX_WBITS
 DEFAULT_MAX_INFLATED = 256 * 1024 * 1024
-
-
-class _TooLarge(Exception):
-    pass
-
-
-def inflate(data: bytes, cap: int) -> bytes:
-    """Decompress a gzip file (every member) in steps, never holding more than `cap` output bytes.
-
-    Raises _TooLarge past the cap (so a small file that inflates to gigabytes costs at most
-    `cap` of memory and the time to produce it), zlib.error/EOFError when it is not gzip."""
-    out = bytearray()
-    pending = data
-    while pending:
-        inflater = zlib.decompressobj(_GZIP)
-        while pending:
-            out += inflater.decompress(pending, cap + 1 - len(out))
-            if len(out) > cap:
-                raise _TooLarge
-            pending = inflater.unconsumed_tail
-            if inflater.eof:
-                break
-        if not inflater.eof:
-            raise EOFError("gzip stream ends early")
-        pending = inflater.unused_data
-    return bytes(out)
 
 
 class RawItem:
@@ -124,8 +98,8 @@ def _read_bytes(p: Path) -> bytes:
         raise InputError(Issue("fatal", "exception", f"{p}: cannot be read ({type(e).__name__})")) from None
 
 
-def _ndjson(text: bytes, name: str, out: list[RawItem], issues: list[Issue]) -> None:
-    for n, line in enumerate(text.split(b"\n"), start=1):
+def _ndjson(lines: Iterable[bytes | bytearray], name: str, out: list[RawItem], issues: list[Issue]) -> None:
+    for n, line in enumerate(lines, start=1):
         if not line or line.isspace():  # isspace, not strip: strip copies every line
             continue
         loc = f"{name} line {n}"
@@ -139,30 +113,50 @@ def _ndjson(text: bytes, name: str, out: list[RawItem], issues: list[Issue]) -> 
         issues.extend(item_issues)
 
 
+def _read_gzip(p: Path, data: bytes, out: list[RawItem], issues: list[Issue], max_inflated: int) -> None:
+    """A .gz file: measured first when it could pass the cap, then NDJSON read line by line as
+    it inflates (only the parsed resources are kept) or a JSON document inflated to parse."""
+    found: list[RawItem] = []
+    found_issues: list[Issue] = []
+    try:
+        fits(data, max_inflated)
+        if p.name.lower().removesuffix(".gz").endswith(".ndjson"):
+            _ndjson(lines_of(inflated_pieces(data, max_inflated)), p.name, found, found_issues)
+        else:
+            document = bytearray()
+            for piece in inflated_pieces(data, max_inflated):
+                document += piece
+            _read_document(p, document, found, found_issues)
+    except TooLarge:
+        issues.append(Issue("error", "too-long", f"{p}: decompresses to more than {max_inflated} bytes "
+                                                 "(max_inflated_bytes); skipped"))
+        return
+    except (OSError, EOFError, zlib.error):
+        issues.append(Issue("error", "structure", f"{p}: not a readable gzip file; skipped"))
+        return
+    out.extend(found)
+    issues.extend(found_issues)
+
+
 def _read_file(p: Path, out: list[RawItem], issues: list[Issue], max_inflated: int) -> None:
     data = _read_bytes(p)
-    name = p.name.lower()
-    if name.endswith(".gz") or data[:2] == b"\x1f\x8b":
-        try:
-            data = inflate(data, max_inflated)
-        except _TooLarge:
-            issues.append(Issue("error", "too-long", f"{p}: decompresses to more than {max_inflated} bytes "
-                                                     "(max_inflated_bytes); skipped"))
-            return
-        except (OSError, EOFError, zlib.error):
-            issues.append(Issue("error", "structure", f"{p}: not a readable gzip file; skipped"))
-            return
-        name = name.removesuffix(".gz")
-    if name.endswith(".ndjson"):
-        _ndjson(data, p.name, out, issues)
-        return
+    if p.name.lower().endswith(".gz") or data[:2] == b"\x1f\x8b":
+        _read_gzip(p, data, out, issues, max_inflated)
+    elif p.name.lower().endswith(".ndjson"):
+        _ndjson(data.split(b"\n"), p.name, out, issues)
+    else:
+        _read_document(p, data, out, issues)
+
+
+def _read_document(p: Path, data: bytes | bytearray, out: list[RawItem], issues: list[Issue]) -> None:
+    """A JSON file: a Bundle, a resource or a list of them (or NDJSON named .json)."""
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
         # Some exports name NDJSON files .json; one resource per line still parses line by line.
         lines = [ln for ln in data.split(b"\n") if ln.strip()]
         if len(lines) > 1 and all(ln.lstrip().startswith(b"{") for ln in lines[:3]):
-            _ndjson(data, p.name, out, issues)
+            _ndjson(data.split(b"\n"), p.name, out, issues)
         else:
             issues.append(Issue("error", "structure", f"{p}: malformed JSON; file skipped"))
         return
