@@ -123,9 +123,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(Issue("error", "invalid", str(exc)))
 
 
+# What a refused model is called on the command line (its pydantic title otherwise).
+_MODEL_WORDS = {"VerificationQuery": "query", "Settings": "settings (MEG_* environment variables or --config)"}
+
+
 def _validation_summary(exc: ValidationError) -> str:
-    parts = [f"{'.'.join(str(x) for x in e['loc']) or 'query'}: {e['msg']}" for e in exc.errors()[:5]]
-    return "invalid query: " + "; ".join(parts)
+    what = _MODEL_WORDS.get(exc.title, exc.title)
+    parts = [f"{'.'.join(str(x) for x in e['loc']) or what}: {e['msg']}" for e in exc.errors()[:5]]
+    return f"invalid {what}: " + "; ".join(parts)
 
 
 def _schema(which: str) -> int:
