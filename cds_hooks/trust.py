@@ -199,7 +199,7 @@ class TrustStore:
             try:
                 out.append(jwt.PyJWK(jwk))
             except (jwt.PyJWKError, jwt.InvalidKeyError, KeyError, ValueError):
-                log.warning("unusable key in JWKS for a trusted issuer (kid %s)", jwk.get("kid"))
+                log.warning("unusable key in JWKS for a trusted issuer (kid %r)", jwk.get("kid"))  # %r: any text prints
         return out
 
 
