@@ -25,11 +25,13 @@ EXPORT = REPO / "tests" / "data" / "mimic-iv-demo"
 QUESTION = ["--question", "Was aspirin given before clopidogrel?"]
 
 
-def _run(args: list[str], *, without: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+def _run(args: list[str], *, without: str | None = None, timeout: float = 600,
+         **env: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, str(WITHOUT), without, *args] if without else [
         sys.executable, "-m", "medeventgraph.cli", *args]
     environ = {k: v for k, v in os.environ.items() if not k.startswith("MEG_") and k != "RAY_ADDRESS"}
-    return subprocess.run(command, env={**environ, **env}, capture_output=True, text=True, timeout=600, check=False)
+    return subprocess.run(command, env={**environ, **env}, capture_output=True, text=True, timeout=timeout,
+                          check=False)
 
 
 def _one_line(done: subprocess.CompletedProcess[str]) -> str:
@@ -58,7 +60,8 @@ def test_verify_with_dense_retrieval_without_the_dense_extra(blocked: str) -> No
 
 
 def test_serve_with_dense_retrieval_without_the_dense_extra() -> None:
-    line = _one_line(_run(["serve", "--port", "0"], without="sentence_transformers", MEG_DENSE="true"))
+    # a service that started instead would run until the timeout: a bound on a hang, not a timing
+    line = _one_line(_run(["serve", "--port", "0"], without="sentence_transformers", timeout=300, MEG_DENSE="true"))
     assert "'dense' extra" in line
 
 
