@@ -10,6 +10,7 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any
 
+from medeventgraph.fhir_adapters.json_shape import shape_problem
 from medeventgraph.fhir_adapters.limits import InputLimits
 from medeventgraph.settings import Settings
 
@@ -114,6 +115,10 @@ class Engine:
         text = value.strip()
         if not text or len(text) > 1000:
             raise HookError(400, "context.query: question must be 1-1000 characters", code="invalid")
+        problem = shape_problem(text, 1)  # the SMART page's question comes here, not through _context
+        if problem is not None:
+            raise HookError(400, f"context.query: question: {problem.rule}", code=problem.code,
+                            expression=("context.query",))
         try:
             from medeventgraph.core.question import QuestionParseError, parse_question
         except ImportError:

@@ -35,8 +35,17 @@ class HookError(Exception):
                            diagnostics, expression)
 
 
+def _printable(text: str) -> str:
+    # a lone surrogate cannot be sent as UTF-8; shown escaped, the answer still goes out
+    return text if text.isascii() else text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def outcome_response(status: int, issues: list[Issue], headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse(operation_outcome(issues), status_code=status, headers=headers,
+    """The OperationOutcome answer; every string is made encodable first, so rendering an error
+    can never itself fail (diagnostics name rules, but a path or a key may carry any text)."""
+    safe = [Issue(i.severity, i.code, _printable(i.diagnostics), tuple(_printable(e) for e in i.expression))
+            for i in issues]
+    return JSONResponse(operation_outcome(safe), status_code=status, headers=headers,
                         media_type="application/fhir+json")
 
 

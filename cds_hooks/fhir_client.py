@@ -90,6 +90,8 @@ class FhirClient:
             resp = await self.http.get(url, headers=self._headers(), timeout=self.timeout)
         except httpx.HTTPError as exc:
             raise FhirFetchError(f"FHIR server unreachable ({type(exc).__name__})") from None
+        except (httpx.InvalidURL, UnicodeError):  # a paging link that is no URL, or not valid Unicode
+            raise FhirFetchError("a search page link is not a valid URL") from None
         if resp.status_code in (404, 410):
             return None
         if resp.status_code in (401, 403):

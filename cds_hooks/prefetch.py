@@ -17,6 +17,7 @@ from urllib.parse import quote
 import httpx
 import orjson
 from medeventgraph.fhir_adapters.json_shape import shape_problem
+from medeventgraph.fhir_adapters.resource_types import KNOWN_RESOURCE_TYPES
 from medeventgraph.settings import Settings
 
 from .errors import HookError
@@ -95,13 +96,21 @@ def _dedupe(resources: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [seen[k] for k in sorted(seen)] + anonymous
 
 
+def _name(position: int, res: dict[str, Any]) -> str:
+    """How a refusal names a resource: its type and id when they are a FHIR type and id (so the
+    name never echoes a value, nor one that cannot be printed), else its position."""
+    rtype = res.get("resourceType")
+    if not (isinstance(rtype, str) and rtype in KNOWN_RESOURCE_TYPES):
+        return f"#{position}"
+    rid = res.get("id")
+    return f"{rtype}/{rid}" if isinstance(rid, str) and _FHIR_ID.fullmatch(rid) else f"{rtype} #{position}"
+
+
 def _refusal(position: int, res: dict[str, Any], max_depth: int) -> HookError | None:
     problem = shape_problem(res, max_depth)
     if problem is None:
         return None
-    rtype = res.get("resourceType")
-    rid = res.get("id")
-    name = f"{rtype}/{rid}" if isinstance(rid, str) and _FHIR_ID.fullmatch(rid) else f"{rtype} #{position}"
+    name = _name(position, res)
     at = f" at {problem.path}" if problem.path else ""
     limit = f" (limit MEG_MAX_JSON_DEPTH={max_depth})" if problem.code == "structure" else ""
     return HookError(400, f"prefetch resource {name}: {problem.rule}{at}{limit}", code=problem.code,
@@ -132,6 +141,18 @@ def content_hash(resources: list[dict[str, Any]], max_depth: int = 250) -> str:
     return h.hexdigest()
 
 
+def _check_bundle(key: str, value: dict[str, Any], max_depth: int) -> None:
+    """400 for a prefetched Bundle whose own fields (its paging links among them) break a rule;
+    its entries' resources are checked one by one later, each named in its refusal."""
+    if value.get("resourceType") != "Bundle":
+        return
+    problem = shape_problem({k: v for k, v in value.items() if k != "entry"}, max_depth)
+    if problem is not None:
+        at = f" at {problem.path}" if problem.path else ""
+        raise HookError(400, f"prefetch {key}: Bundle: {problem.rule}{at}", code=problem.code,
+                        expression=(f"prefetch.{key}",))
+
+
 async def gather(req: HookRequest, templates: dict[str, str], settings: Settings,
                  http: httpx.AsyncClient) -> PatientData:
     prefetch = req.prefetch or {}
@@ -145,6 +166,7 @@ async def gather(req: HookRequest, templates: dict[str, str], settings: Settings
     for key in templates:
         value = prefetch.get(key)
         if isinstance(value, dict) and value.get("resourceType") not in (None, "OperationOutcome"):
+            _check_bundle(key, value, settings.max_json_depth)
             resources.extend(resources_of(value))
             if value.get("resourceType") == "Bundle" and next_link(value):
                 # A prefetched first page: read the rest when we may, else use what came.

@@ -29,14 +29,22 @@ C = TypeVar("C", bound=BaseModel)
 _RANK = {"supported": 0, "conflicting": 1, "refuted": 2, "insufficient": 3}
 
 
-def _context(model: type[C], req: HookRequest) -> C:
+def _context(model: type[C], req: HookRequest, max_depth: int) -> C:
+    """The hook's context as `model`; 400 naming the field for a value the model refuses, or
+    one of its fields the record's readers and hashers cannot take (a lone surrogate in the
+    question, a draft order nested too deep: fhir_adapters.json_shape). Unknown fields are not
+    read, so not checked."""
     try:
-        return model.model_validate(req.context)
+        ctx = model.model_validate(req.context)
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(p) for p in first.get("loc", ()))
         raise HookError(400, f"context.{loc}: {first.get('msg')}", code="invalid",
                         expression=(f"context.{loc}",)) from None
+    for name in model.model_fields:
+        if name in req.context:
+            _check_shape(req.context[name], f"context.{name}", max_depth)
+    return ctx
 
 
 def _check_shape(value: Any, where: str, max_depth: int) -> None:
@@ -112,18 +120,17 @@ async def call_service(service_id: str, req: HookRequest, state: StateDep, calle
         return Deadline(state.settings.request_deadline_seconds)
 
     if service_id == PATIENT_VIEW:
-        pv = _context(PatientViewContext, req)
+        pv = _context(PatientViewContext, req, state.settings.max_json_depth)
         pv_data = await gather(req, service.prefetch, state.settings, http)
         cards = await workers.run(_patient_view, deadline(), state, pv, pv_data)
     elif service_id in (ORDER_SELECT, ORDER_SIGN):
-        oc = _context(OrderContext, req)
-        _check_shape(oc.draftOrders, "context.draftOrders", state.settings.max_json_depth)
+        oc = _context(OrderContext, req, state.settings.max_json_depth)
         if not draft_medications(oc.draftOrders, oc.selections if req.hook == "order-select" else None):
             return CdsResponse(cards=[])  # nothing this service checks: no need to read the record
         order_data = await gather(req, service.prefetch, state.settings, http)
         cards = await workers.run(_orders, deadline(), state, oc, order_data, req.hook)
     elif service_id == VERIFY:
-        vc = _context(VerifyContext, req)
+        vc = _context(VerifyContext, req, state.settings.max_json_depth)
         state.engine.parse_query(vc.query)  # a bad query is a 400 before any FHIR traffic
         verify_data = await gather(req, service.prefetch, state.settings, http)
         cards = await workers.run(_verify, deadline(), state, vc, verify_data)

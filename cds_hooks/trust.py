@@ -18,11 +18,19 @@ from typing import Any
 
 import httpx
 import jwt
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from .jku import normalise_key_set_url
+from .jku import key_set_url_problem, normalise_key_set_url
 
-__all__ = ["TrustEntry", "TrustStore", "load_trust_store"]
+__all__ = ["TrustEntry", "TrustFileError", "TrustStore", "load_trust_store"]
 
 log = logging.getLogger("medeventgraph.cds_hooks")
 
@@ -45,10 +53,12 @@ class TrustEntry(BaseModel):
         if value is True:
             raise ValueError("jku_allowed: true (any URL) is not supported; list the exact key-set URLs")
         if isinstance(value, list):
-            for url in value:
-                if normalise_key_set_url(url) is None or url.endswith("/"):
-                    raise ValueError(f"jku_allowed: {url!r} is not an exact https key-set URL (a URL, not a prefix; "
-                                     "no query, fragment, userinfo or dot-segments; http only to loopback)")
+            for i, url in enumerate(value):
+                problem = key_set_url_problem(url)
+                if problem is not None:
+                    raise ValueError(f"jku_allowed[{i}] {problem}; list the exact key-set URLs a token's jku may "
+                                     "name (https; nothing after '?' or '#', no userinfo, no dot-segments; http "
+                                     "only to loopback)")
         return value
 
     @model_validator(mode="after")
@@ -70,9 +80,64 @@ class TrustEntry(BaseModel):
 _ENTRIES = TypeAdapter(dict[str, TrustEntry | None])
 
 
-def _read_jwks(path: Path) -> list[dict[str, Any]]:
-    data = json.loads(path.read_text())
-    return [k for k in data.get("keys", []) if isinstance(k, dict)]
+class TrustFileError(ValueError):
+    """A trusted-issuers file the service cannot start with; the message names the file, the
+    issuer and the rule broken (issuers are shown JSON-quoted, so any string prints safely)."""
+
+
+def _rule(exc: ValidationError) -> str:
+    """The first rule a TrustEntry broke, as `field: rule` (a validator's own words as written)."""
+    err = exc.errors(include_url=False, include_input=False)[0]
+    # loc: field names (an unknown one included) and list indices; union-member tags
+    # ("list[str]", "bool") are not places
+    unknown = err.get("type") == "extra_forbidden"
+    loc = ".".join(str(p) for p in err.get("loc", ()) if isinstance(p, int) or p in TrustEntry.model_fields or unknown)
+    error = (err.get("ctx") or {}).get("error")
+    rule = str(error) if err.get("type") == "value_error" and error is not None else str(err.get("msg"))
+    return f"{loc}: {rule}" if loc and not rule.startswith(loc) else rule
+
+
+def _read_jwks(path: Path, where: str) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise TrustFileError(f"{where}: jwks_file {path} cannot be read ({type(exc).__name__})") from None
+    except ValueError:
+        raise TrustFileError(f"{where}: jwks_file {path} is not JSON") from None
+    keys = data.get("keys") if isinstance(data, dict) else None
+    if not isinstance(keys, list):
+        raise TrustFileError(f"{where}: jwks_file {path} is not a JWK Set (an object with a \"keys\" array)")
+    return [k for k in keys if isinstance(k, dict)]
+
+
+def _read_entries(path: Path) -> dict[str, TrustEntry | None]:
+    """The file's issuers and entries, each checked on its own so an error names its issuer."""
+    where = f"trusted-issuers file {path}"
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise TrustFileError(f"{where}: cannot be read ({type(exc).__name__})") from None
+    except UnicodeDecodeError:
+        raise TrustFileError(f"{where}: is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise TrustFileError(f"{where}: is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    if not isinstance(raw, dict):
+        raise TrustFileError(f"{where}: must be a JSON object mapping each issuer (iss) to its entry or null")
+    entries: dict[str, TrustEntry | None] = {}
+    for iss, value in raw.items():
+        at = f"{where}: issuer {json.dumps(iss)}"
+        if value is not None and not isinstance(value, dict):
+            raise TrustFileError(f"{at}: the entry must be an object (jwks_file, jwks_url, jku_allowed, note) "
+                                 "or null")
+        try:
+            entry = None if value is None else TrustEntry.model_validate(value)
+        except ValidationError as exc:
+            raise TrustFileError(f"{at}: {_rule(exc)}") from None
+        if entry is not None and entry.jwks_file is not None:
+            file = entry.jwks_file if entry.jwks_file.is_absolute() else path.parent / entry.jwks_file
+            entry.keys = _read_jwks(file, at)
+        entries[iss] = entry
+    return entries
 
 
 def _default_entries() -> dict[str, TrustEntry]:
@@ -134,7 +199,7 @@ class TrustStore:
             try:
                 out.append(jwt.PyJWK(jwk))
             except (jwt.PyJWKError, jwt.InvalidKeyError, KeyError, ValueError):
-                log.warning("unusable key in JWKS for a trusted issuer (kid %s)", jwk.get("kid"))
+                log.warning("unusable key in JWKS for a trusted issuer (kid %r)", jwk.get("kid"))  # %r: any text prints
         return out
 
 
@@ -142,17 +207,14 @@ def load_trust_store(path: Path | None, *, timeout: float = 5.0) -> TrustStore:
     """The shipped entries (the public CDS Hooks sandbox), overridden by `path` when given.
 
     In the file an issuer mapped to null is removed, e.g. to stop trusting the sandbox.
-    `jwks_file` paths are relative to the file's folder.
+    `jwks_file` paths are relative to the file's folder. A file that breaks a rule raises
+    TrustFileError naming the file, the issuer and the rule.
     """
     entries = _default_entries()
     if path is not None:
-        raw = json.loads(Path(path).read_text())
-        for iss, entry in _ENTRIES.validate_python(raw).items():
+        for iss, entry in _read_entries(Path(path)).items():
             if entry is None:
                 entries.pop(iss, None)
-                continue
-            if entry.jwks_file is not None:
-                file = entry.jwks_file if entry.jwks_file.is_absolute() else Path(path).parent / entry.jwks_file
-                entry.keys = _read_jwks(file)
-            entries[iss] = entry
+            else:
+                entries[iss] = entry
     return TrustStore(entries, timeout=timeout)

@@ -40,6 +40,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import orjson
@@ -54,7 +55,8 @@ from medeventgraph.outcome import Issue
 from medeventgraph.settings import Settings
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-__all__ = ["Judgment", "LLMAssessor", "Reply", "bundle_payload", "prompt_text", "score_judgments"]
+__all__ = ["Judgment", "LLMAssessor", "Reply", "bundle_payload", "endpoint_problem", "prompt_text",
+           "score_judgments"]
 
 SEED = 1234
 PAYLOAD_VERSION = "3"  # bump when bundle_payload's rendering changes (it is part of the cache key)
@@ -216,6 +218,29 @@ def score_judgments(
         st, s_jdg_plus, counter, counter_failure,
         tuple(sorted(chain | supporting)), tuple(sorted(countering)), th,
     )
+
+
+def endpoint_problem(settings: Settings) -> str | None:
+    """Why the configured endpoint cannot be asked at all, as one line (None when it answers).
+
+    Checked when a command starts: a run that would otherwise wait out `llm_timeout_seconds` on
+    every verdict and fall back each time stops at once instead. Any HTTP answer to GET
+    {base}/models (OpenAI-compatible servers list their models there; a 401 or 404 still
+    answers) counts as reachable. The URL is shown without userinfo."""
+    base = (settings.llm_base_url or "").rstrip("/")
+    parts = urlsplit(base)
+    shown = urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+    what = f"assessor 'llm': the endpoint MEG_LLM_BASE_URL={shown}"
+    fix = "; start it, correct MEG_LLM_BASE_URL, or set MEG_ASSESSOR=deterministic"
+    timeout = httpx.Timeout(settings.llm_timeout_seconds, connect=min(10.0, settings.llm_timeout_seconds))
+    try:
+        with httpx.Client(timeout=timeout) as http:
+            http.get(base + "/models")
+    except httpx.TimeoutException:
+        return f"{what} did not answer in time (MEG_LLM_TIMEOUT_SECONDS){fix}"
+    except (httpx.HTTPError, httpx.InvalidURL, ValueError) as exc:
+        return f"{what} cannot be reached ({type(exc).__name__}){fix}"
+    return None
 
 
 class _Failure(Exception):

@@ -53,9 +53,30 @@ def _b64(data: str, max_bytes: int) -> tuple[bytes, bool]:
 
 
 def _decode(raw: bytes, charset: str, truncated: bool) -> str:
-    """Bytes -> text; a multi-byte character cut by the byte limit is dropped, not an error."""
-    decoder = codecs.getincrementaldecoder(charset)(errors="strict")
+    """Bytes -> text; a multi-byte character cut by the byte limit is dropped, not an error.
+
+    Raises LookupError unless `charset` names a text encoding: Python's codec registry also
+    holds bytes-to-bytes codecs (`zlib_codec` would inflate the note without bound) and
+    text-to-text ones (`rot13`), which are no charset of a document."""
+    info = codecs.lookup(charset)
+    if not getattr(info, "_is_text_encoding", True):
+        raise LookupError(charset)
+    decoder = info.incrementaldecoder(errors="strict")  # type: ignore[misc]
     return decoder.decode(raw, final=not truncated)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _valid_unicode(text: str) -> tuple[str, bool]:
+    """`text` with each lone UTF-16 surrogate replaced by U+FFFD, and whether there was one.
+
+    Strict decoders can still give them (UTF-7 `+2AA-`, `unicode_escape`), and no later stage
+    can hash, index or print such a string; one character for one keeps every span offset."""
+    if text.isascii():
+        return text, False
+    cleaned = _SURROGATE.sub("\ufffd", text)
+    return cleaned, cleaned != text
 
 
 def decode_attachment(
@@ -98,12 +119,20 @@ def decode_attachment(
             charset = value.strip().strip('"')
     try:
         text = _decode(raw, charset, cut)
-    except (LookupError, UnicodeDecodeError):
+    except LookupError:
+        text = raw.decode("utf-8", errors="replace")
+        problems.append(AttachmentProblem("warning", "invalid", f"{where} names no known text charset; read as "
+                                                                "UTF-8, undecodable bytes replaced"))
+    except UnicodeError:  # UnicodeDecodeError, and the `undefined` codec's plain UnicodeError
         text = raw.decode("utf-8", errors="replace")
         problems.append(AttachmentProblem("warning", "invalid",
                                           f"{where} is not valid in its charset; undecodable bytes replaced"))
     if mime != "text/plain" and mime != "text/markdown":
         text = html_to_text(text)
+    text, replaced = _valid_unicode(text)
+    if replaced:
+        problems.append(AttachmentProblem("warning", "invalid", f"{where} gives text that is not valid "
+                                                                "Unicode (lone UTF-16 surrogates); each replaced by U+FFFD"))
     if len(text) > max_chars:
         text = text[:max_chars]
         problems.append(AttachmentProblem("warning", "too-long",

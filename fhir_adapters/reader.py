@@ -7,46 +7,21 @@ InputError, since the caller asked for it explicitly.
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import orjson
+from medeventgraph.fhir_adapters.inflate import TooLarge, fits, inflated_pieces, lines_of
 from medeventgraph.outcome import InputError, Issue
 
-__all__ = ["FILE_SUFFIXES", "RawItem", "items_from_json", "parse_json_bytes", "read_paths"]
+__all__ = ["FILE_SUFFIXES", "RawItem", "items_from_json", "parse_json_bytes", "read_paths", "shown"]
 
 FILE_SUFFIXES = (".json", ".ndjson", ".json.gz", ".ndjson.gz")
 _MAX_BUNDLE_DEPTH = 8
-_GZIP = 16 + zlib.MAX_WBITS
 DEFAULT_MAX_INFLATED = 256 * 1024 * 1024
-
-
-class _TooLarge(Exception):
-    pass
-
-
-def inflate(data: bytes, cap: int) -> bytes:
-    """Decompress a gzip file (every member) in steps, never holding more than `cap` output bytes.
-
-    Raises _TooLarge past the cap (so a small file that inflates to gigabytes costs at most
-    `cap` of memory and the time to produce it), zlib.error/EOFError when it is not gzip."""
-    out = bytearray()
-    pending = data
-    while pending:
-        inflater = zlib.decompressobj(_GZIP)
-        while pending:
-            out += inflater.decompress(pending, cap + 1 - len(out))
-            if len(out) > cap:
-                raise _TooLarge
-            pending = inflater.unconsumed_tail
-            if inflater.eof:
-                break
-        if not inflater.eof:
-            raise EOFError("gzip stream ends early")
-        pending = inflater.unused_data
-    return bytes(out)
 
 
 class RawItem:
@@ -108,8 +83,31 @@ def items_from_json(data: Any, location: str = "") -> tuple[list[RawItem], list[
     return out, issues
 
 
-def parse_json_bytes(raw: bytes) -> Any:
-    return orjson.loads(raw)
+def shown(path: Path | str) -> str:
+    """A path as text that any output can encode: bytes of a file name that are not UTF-8
+    (Python keeps them as lone surrogates) show as U+FFFD."""
+    text = str(path)
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_json_bytes(raw: bytes | bytearray | memoryview) -> Any:
+    """orjson's parse; where orjson refuses text that is JSON apart from lone UTF-16 surrogates
+    in escapes (`"\\ud800"`), the standard library's parser reads it, so that ingest's shape
+    check names the resource holding one and skips only that resource, not the whole file.
+    Raises orjson.JSONDecodeError for anything else that is not JSON."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as refused:
+        try:
+            return json.loads(bytes(raw).decode("utf-8"), parse_constant=_no_constant)
+        except (ValueError, RecursionError):  # UnicodeDecodeError included: not UTF-8 at all
+            raise refused from None
 
 
 def _suffix_ok(p: Path) -> bool:
@@ -121,16 +119,16 @@ def _read_bytes(p: Path) -> bytes:
     try:
         return p.read_bytes()
     except OSError as e:
-        raise InputError(Issue("fatal", "exception", f"{p}: cannot be read ({type(e).__name__})")) from None
+        raise InputError(Issue("fatal", "exception", f"{shown(p)}: cannot be read ({type(e).__name__})")) from None
 
 
-def _ndjson(text: bytes, name: str, out: list[RawItem], issues: list[Issue]) -> None:
-    for n, line in enumerate(text.split(b"\n"), start=1):
+def _ndjson(lines: Iterable[bytes | bytearray], name: str, out: list[RawItem], issues: list[Issue]) -> None:
+    for n, line in enumerate(lines, start=1):
         if not line or line.isspace():  # isspace, not strip: strip copies every line
             continue
         loc = f"{name} line {n}"
         try:
-            value = orjson.loads(line)
+            value = parse_json_bytes(line)
         except orjson.JSONDecodeError:
             issues.append(Issue("error", "structure", f"{loc}: malformed JSON; line skipped"))
             continue
@@ -139,41 +137,61 @@ def _ndjson(text: bytes, name: str, out: list[RawItem], issues: list[Issue]) -> 
         issues.extend(item_issues)
 
 
+def _read_gzip(p: Path, data: bytes, out: list[RawItem], issues: list[Issue], max_inflated: int) -> None:
+    """A .gz file: measured first when it could pass the cap, then NDJSON read line by line as
+    it inflates (only the parsed resources are kept) or a JSON document inflated to parse."""
+    found: list[RawItem] = []
+    found_issues: list[Issue] = []
+    try:
+        fits(data, max_inflated)
+        if p.name.lower().removesuffix(".gz").endswith(".ndjson"):
+            _ndjson(lines_of(inflated_pieces(data, max_inflated)), shown(p.name), found, found_issues)
+        else:
+            document = bytearray()
+            for piece in inflated_pieces(data, max_inflated):
+                document += piece
+            _read_document(p, document, found, found_issues)
+    except TooLarge:
+        issues.append(Issue("error", "too-long", f"{shown(p)}: decompresses to more than {max_inflated} bytes "
+                                                 "(max_inflated_bytes); skipped"))
+        return
+    except (OSError, EOFError, zlib.error):
+        issues.append(Issue("error", "structure", f"{shown(p)}: not a readable gzip file; skipped"))
+        return
+    out.extend(found)
+    issues.extend(found_issues)
+
+
 def _read_file(p: Path, out: list[RawItem], issues: list[Issue], max_inflated: int) -> None:
     data = _read_bytes(p)
-    name = p.name.lower()
-    if name.endswith(".gz") or data[:2] == b"\x1f\x8b":
-        try:
-            data = inflate(data, max_inflated)
-        except _TooLarge:
-            issues.append(Issue("error", "too-long", f"{p}: decompresses to more than {max_inflated} bytes "
-                                                     "(max_inflated_bytes); skipped"))
-            return
-        except (OSError, EOFError, zlib.error):
-            issues.append(Issue("error", "structure", f"{p}: not a readable gzip file; skipped"))
-            return
-        name = name.removesuffix(".gz")
-    if name.endswith(".ndjson"):
-        _ndjson(data, p.name, out, issues)
-        return
+    if p.name.lower().endswith(".gz") or data[:2] == b"\x1f\x8b":
+        _read_gzip(p, data, out, issues, max_inflated)
+    elif p.name.lower().endswith(".ndjson"):
+        _ndjson(data.split(b"\n"), shown(p.name), out, issues)
+    else:
+        _read_document(p, data, out, issues)
+
+
+def _read_document(p: Path, data: bytes | bytearray, out: list[RawItem], issues: list[Issue]) -> None:
+    """A JSON file: a Bundle, a resource or a list of them (or NDJSON named .json)."""
     try:
-        value = orjson.loads(data)
+        value = parse_json_bytes(data)
     except orjson.JSONDecodeError:
         # Some exports name NDJSON files .json; one resource per line still parses line by line.
         lines = [ln for ln in data.split(b"\n") if ln.strip()]
         if len(lines) > 1 and all(ln.lstrip().startswith(b"{") for ln in lines[:3]):
-            _ndjson(data, p.name, out, issues)
+            _ndjson(data.split(b"\n"), shown(p.name), out, issues)
         else:
-            issues.append(Issue("error", "structure", f"{p}: malformed JSON; file skipped"))
+            issues.append(Issue("error", "structure", f"{shown(p)}: malformed JSON; file skipped"))
         return
     if isinstance(value, dict) and "resourceType" not in value:
         if "output" in value and "transactionTime" in value:
-            issues.append(Issue("information", "informational", f"{p}: Bulk Data manifest; skipped"))
+            issues.append(Issue("information", "informational", f"{shown(p)}: Bulk Data manifest; skipped"))
         else:
-            issues.append(Issue("warning", "structure", f"{p}: not a FHIR resource (no resourceType); skipped"))
+            issues.append(Issue("warning", "structure", f"{shown(p)}: not a FHIR resource (no resourceType); skipped"))
         return
     if not isinstance(value, (dict, list)):
-        issues.append(Issue("warning", "structure", f"{p}: not a FHIR resource; skipped"))
+        issues.append(Issue("warning", "structure", f"{shown(p)}: not a FHIR resource; skipped"))
         return
     items, item_issues = items_from_json(value)
     out.extend(items)
@@ -190,11 +208,11 @@ def read_paths(paths: Iterable[str | Path], *,
             try:
                 files = sorted(f for f in p.rglob("*") if f.is_file() and _suffix_ok(f))
             except OSError as e:
-                raise InputError(Issue("fatal", "exception", f"{p}: cannot be listed ({type(e).__name__})")) from None
+                raise InputError(Issue("fatal", "exception", f"{shown(p)}: cannot be listed ({type(e).__name__})")) from None
             for f in files:
                 _read_file(f, out, issues, max_inflated_bytes)
         elif p.is_file():
             _read_file(p, out, issues, max_inflated_bytes)
         else:
-            raise InputError(Issue("fatal", "not-found", f"{p}: no such file or folder"))
+            raise InputError(Issue("fatal", "not-found", f"{shown(p)}: no such file or folder"))
     return out, issues

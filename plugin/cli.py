@@ -1,7 +1,8 @@
 """`medeventgraph` command line: verify, timeline, notes, schema, serve, eval, screen.
 
 Input problems are printed as FHIR OperationOutcome JSON on stderr with exit status 2;
-in a batch, a bad query becomes an error line and the batch goes on.
+in a batch, a bad query becomes an error line and the batch goes on. Something a command needs
+and lacks (an extra, the LLM endpoint: preflight.py) is one line on stderr, exit status 2.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import orjson
 from medeventgraph import __version__
 from medeventgraph.outcome import InputError, Issue, operation_outcome
+from medeventgraph.preflight import Unavailable, check_needs
 from medeventgraph.settings import Settings
 from pydantic import ValidationError
 
@@ -95,6 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "schema":
             return _schema(args.which)
         settings = _settings(args)
+        check_needs(args.command, settings)
         if args.command == "serve":
             from medeventgraph.app import run
 
@@ -115,6 +118,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.queries:
             return verify_batch(args, settings)
         return verify_one(args, settings)
+    except Unavailable as exc:
+        sys.stderr.write(f"medeventgraph: {exc}\n")
+        return 2
     except InputError as exc:
         return _fail(exc.issue)
     except ValidationError as exc:
@@ -123,9 +129,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(Issue("error", "invalid", str(exc)))
 
 
+# What a refused model is called on the command line (its pydantic title otherwise).
+_MODEL_WORDS = {"VerificationQuery": "query", "Settings": "settings (MEG_* environment variables or --config)"}
+
+
 def _validation_summary(exc: ValidationError) -> str:
-    parts = [f"{'.'.join(str(x) for x in e['loc']) or 'query'}: {e['msg']}" for e in exc.errors()[:5]]
-    return "invalid query: " + "; ".join(parts)
+    what = _MODEL_WORDS.get(exc.title, exc.title)
+    parts = [f"{'.'.join(str(x) for x in e['loc']) or what}: {e['msg']}" for e in exc.errors()[:5]]
+    return f"invalid {what}: " + "; ".join(parts)
 
 
 def _schema(which: str) -> int:

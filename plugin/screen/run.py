@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 import orjson
+from medeventgraph.preflight import require
 from medeventgraph.settings import Settings
 
 from .journal import Journal
@@ -63,6 +64,8 @@ def _issues(spool: Path, out: Path) -> int:
 def run_screen(job: ScreenJob, settings: Settings) -> RunSummary:
     from tqdm import tqdm
 
+    if job.engine == "ray":
+        require("ray")  # before anything is written to job.out
     items = load_items(job.watchlist)
     job.out.mkdir(parents=True, exist_ok=True)
     spool = _spool(job)

@@ -16,8 +16,7 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 from medeventgraph.cds_hooks.services import VERIFY
-from medeventgraph.cds_hooks.trust import load_trust_store
-from pydantic import ValidationError
+from medeventgraph.cds_hooks.trust import TrustFileError, load_trust_store
 
 from .conftest import REPO, assert_outcome
 from .test_auth import minimal_body
@@ -158,7 +157,7 @@ def test_equivalent_spelling_fetches_the_configured_url(cloud_service, key_serve
 def test_config_must_name_exact_https_key_set_urls(tmp_path, entry):
     trust = tmp_path / "trusted_issuers.json"
     trust.write_text(json.dumps({CLOUD: entry}))
-    with pytest.raises(ValidationError, match="jku_allowed"):
+    with pytest.raises(TrustFileError, match="jku_allowed"):
         load_trust_store(trust)
 
 
