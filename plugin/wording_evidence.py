@@ -107,6 +107,8 @@ def evidence_line(item: EvidenceOut, w: Wording) -> EvidenceLine:
     if item.source.start is not None and item.source.end is not None:
         span = f"characters {item.source.start}–{item.source.end}"
     shown = f"by {when_text(when).removeprefix('note of ')} (note date)" if when and when.bound else when_text(when)
+    if item.kind == "relation":
+        shown = "in the note's words"  # an order is not an event: it has no time of its own
     return EvidenceLine(item.occurrence, item.polarity, shown, label, before, mention, after,
                         qualifiers, item.source.reference, span, is_note, when.start.isoformat() if when else "")
 
