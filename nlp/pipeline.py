@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import medspacy
 from medeventgraph.occurrence import EventTime, NoteDocument, NoteText, Occurrence
+from spacy.tokens import Span
 
 from .abbreviations import add_abbreviation_detector
 from .cache import NoteCache, NoteKey, content_hash
@@ -29,6 +30,9 @@ from .timeline import SentenceTimes, note_anchors
 from .value_mentions import ValueDraft, note_value_drafts, value_occurrences
 from .values import add_value_finder, doc_values
 from .wordforms import WordForms
+
+# A note's term matches (span, its terms) in text order and each one's ConText flags.
+Matched = tuple[list[tuple[Span, tuple[TargetTerm, ...]]], list[frozenset[str]]]
 
 __all__ = ["DEFAULT_SPLITTER", "NotePipeline", "NoteSentence"]
 
@@ -153,6 +157,10 @@ class NotePipeline:
             matcher = self._matcher(terms) if mentions else None
             value_drafts: list[ValueDraft] = []
             drafts: list[MentionDraft] = []
+            # One text in several resources (a DiagnosticReport's presentedForm repeating its
+            # DocumentReference) is one processed note: its matches and their ConText flags are
+            # found once per call and placed in each document (held here, so ids stay unique).
+            matched: dict[int, tuple[ProcessedNote, Matched]] = {}
             for document in documents:
                 period = (encounters or {}).get(document.encounter or "")
                 for note in document.texts:
@@ -160,7 +168,10 @@ class NotePipeline:
                         continue
                     processed = self.process(document, note)  # once for both, whatever the cache holds
                     if matcher is not None:
-                        drafts.extend(self._note_mentions(document, note, processed, matcher, period))
+                        held = matched.get(id(processed))
+                        if held is None:
+                            held = matched[id(processed)] = (processed, self._matched(processed, matcher))
+                        drafts.extend(self._note_mentions(document, note, processed, held[1], period))
                     if values:
                         value_drafts.extend(self._note_values(document, note, processed, period))
         keys = [
@@ -180,10 +191,10 @@ class NotePipeline:
         anchors = note_anchors(document, processed.text, period, self.time_finder)
         return note_value_drafts(document, note, processed, SentenceTimes(processed, anchors, self.time_finder))
 
-    def _note_mentions(
-        self, document: NoteDocument, note: NoteText, processed: ProcessedNote, matcher: TermMatcher,
-        period: EventTime | None,
-    ) -> list[MentionDraft]:
+    @staticmethod
+    def _matched(processed: ProcessedNote, matcher: TermMatcher) -> Matched:
+        """The note's term matches in sentences, outside headings, in text order, with their ConText
+        flags: what depends on the text and the terms alone, not on the document holding it."""
         found = matcher(processed.doc, processed.keyed)
         taken = {(span.start, span.end) for span, _ in found}
         # A short form the note defines counts as its long form unless a term already matched it.
@@ -196,6 +207,13 @@ class NotePipeline:
             key=lambda m: (m[0].start, m[0].end),
         )
         flags = assert_targets(processed.doc, processed.modifiers, [span for span, _ in matches])
+        return matches, flags
+
+    def _note_mentions(
+        self, document: NoteDocument, note: NoteText, processed: ProcessedNote, matched: Matched,
+        period: EventTime | None,
+    ) -> list[MentionDraft]:
+        matches, flags = matched
         text_hash = content_hash(processed.text)
         drafts: list[MentionDraft] = []
         ranks: dict[tuple[int, str], int] = {}
