@@ -177,16 +177,18 @@ def vanilla_medspacy(documents: list[NoteDocument], runs: int, sentences: str = 
     return v.result()
 
 
-def baseline_tree(commit: str, into: Path) -> Path:
-    """The package tree of `commit` (git archive), laid out as the installed `medeventgraph`."""
+def baseline_tree(commit: str, into: Path, extra: tuple[str, ...] = ()) -> Path:
+    """The package tree of `commit` (git archive), laid out as the installed `medeventgraph`;
+    `extra`: further subpackages (e.g. `cds_hooks`) beside nlp, core and fhir_adapters."""
     src = into / "src"
     src.mkdir()
-    archive = subprocess.run(["git", "archive", commit, "plugin", "nlp", "core", "fhir_adapters"], cwd=REPO,
+    subs = ("nlp", "core", "fhir_adapters", *extra)
+    archive = subprocess.run(["git", "archive", commit, "plugin", *subs], cwd=REPO,
                              capture_output=True, check=True).stdout
     subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
     root = into / "pkg" / "medeventgraph"
     shutil.copytree(src / "plugin", root)
-    for sub in ("nlp", "core", "fhir_adapters"):
+    for sub in subs:
         shutil.copytree(src / sub, root / sub)
     return into / "pkg"
 

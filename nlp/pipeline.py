@@ -174,10 +174,13 @@ class NotePipeline:
                         drafts.extend(self._note_mentions(document, note, processed, held[1], period))
                     if values:
                         value_drafts.extend(self._note_values(document, note, processed, period))
+        normalized: dict[str, str] = {}  # a sentence holds several mentions, and copies repeat it
         keys = [
             MentionKey(d.occurrence_id, d.document.patient, note_order(d.document, d.note.attachment),
                        f"{d.document.reference}#a{d.note.attachment}", d.text_hash,
-                       normalize_sentence(d.sentence_text), d.terms[0].concept, d.rank)
+                       normalized.get(d.sentence_text) or normalized.setdefault(d.sentence_text,
+                                                                                normalize_sentence(d.sentence_text)),
+                       d.terms[0].concept, d.rank)
             for d in drafts
         ]
         copies = link_copies(keys, self.copy_min_words)
