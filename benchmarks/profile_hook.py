@@ -139,13 +139,47 @@ def _side(commit: str | None, args: argparse.Namespace, tmp: Path) -> dict[str, 
         env["PYTHONPATH"] = str(tree / "pkg")
     cmd = [sys.executable, __file__, "--worker", "--calls", str(args.calls), "--bundle", str(args.bundle)]
     if args.profile and not commit:
-        cmd += ["--profile-to", str(args.out.with_suffix(".txt"))]
+        cmd += ["--profile-to", str(args.out)]
     done = subprocess.run(cmd, env=env, cwd=REPO / "benchmarks", capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def _medians(rows: list[dict[str, float]]) -> dict[str, float]:
     return {k: round(statistics.median(r[k] for r in rows), 4) for k in rows[0]}
+
+
+def profile(bundle: Path, baseline: str, calls: int, rounds: int, text_out: Path | None = None) -> dict[str, Any]:
+    """Both sides, alternating round by round; medians per side and baseline / current ratios."""
+    args = argparse.Namespace(calls=calls, bundle=bundle, profile=text_out is not None, out=text_out)
+    sides: dict[str, dict[str, Any]] = {"current": {"rows": [], "cards": []}, "baseline": {"rows": [], "cards": []}}
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(rounds):
+            for name, commit in (("baseline", baseline), ("current", None)):
+                got = _side(commit, args, Path(tmp))
+                sides[name]["rows"] += got["rows"]
+                sides[name]["cards"] = sorted(set(sides[name]["cards"]) | set(got["cards"]))
+    cur, base = _medians(sides["current"]["rows"]), _medians(sides["baseline"]["rows"])
+    return {"bundle": bundle.name, "baseline": baseline, "calls_per_round": calls, "rounds": rounds,
+            "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+            "current": cur, "baseline_medians": base,
+            "baseline_over_current": {k: round(base[k] / cur[k], 2) if cur[k] else None for k in cur},
+            "same_cards": sides["current"]["cards"] == sides["baseline"]["cards"], "cards": sides["current"]["cards"]}
+
+
+def markdown(res: dict[str, Any]) -> str:
+    """The BENCH.md section for `profile`'s result."""
+    cur, base, ratio = res["current"], res["baseline_medians"], res["baseline_over_current"]
+    lines = [f"## Cold verify hook: CPU by stage, now and at {res['baseline']} (`benchmarks/profile_hook.py`)", "",
+             (f"{res['bundle'][:28]}, sent as a patient never seen (every note text new); {res['rounds']} rounds of "
+              f"{res['calls_per_round']} cold calls per side, the sides alternating (the baseline from `git archive`); "
+              "the real app in-process (Starlette test client), medians of thread CPU per stage (the engine runs in "
+              "a worker thread), process CPU and wall per call. Cards identical on both sides: "
+              f"{'yes' if res['same_cards'] else '**no**'}."), "",
+             f"| stage | {res['baseline']} ms | now ms | {res['baseline']} / now |", "|---|---:|---:|---:|"]
+    for k in ("wall", "cpu", *STAGES):
+        label = {"wall": "whole call, wall", "cpu": "whole call, process CPU"}.get(k, k)
+        lines.append(f"| {label} | {1000 * base[k]:.1f} | {1000 * cur[k]:.1f} | {ratio[k] if ratio[k] is not None else '-'} |")
+    return "\n".join(lines) + "\n"
 
 
 def main() -> None:
@@ -166,22 +200,11 @@ def main() -> None:
     if args.worker:
         print(json.dumps(worker(args.bundle, args.calls, args.profile_to)))
         return
-    sides: dict[str, dict[str, Any]] = {"current": {"rows": [], "cards": []}, "baseline": {"rows": [], "cards": []}}
-    with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(args.rounds):
-            for name, commit in (("baseline", args.baseline), ("current", None)):
-                got = _side(commit, args, Path(tmp))
-                sides[name]["rows"] += got["rows"]
-                sides[name]["cards"] = sorted(set(sides[name]["cards"]) | set(got["cards"]))
-    cur, base = _medians(sides["current"]["rows"]), _medians(sides["baseline"]["rows"])
-    out = {"bundle": args.bundle.name, "baseline": args.baseline, "calls_per_round": args.calls, "rounds": args.rounds,
-           "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
-           "current": cur, "baseline_medians": base,
-           "baseline_over_current": {k: round(base[k] / cur[k], 2) if cur[k] else None for k in cur},
-           "same_cards": sides["current"]["cards"] == sides["baseline"]["cards"], "cards": sides["current"]["cards"]}
+    out = profile(args.bundle, args.baseline, args.calls, args.rounds,
+                  args.out.with_suffix(".txt") if args.profile else None)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=2) + "\n")
-    print(json.dumps(out, indent=2))
+    print(markdown(out))
 
 
 if __name__ == "__main__":

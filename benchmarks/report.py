@@ -176,6 +176,20 @@ def _plots(r: dict[str, Any], out: Path) -> list[str]:
     return files
 
 
+def _origins(r: dict[str, Any]) -> list[str]:
+    """Where each section comes from when a run measured only some (`run_bench.py --merge`)."""
+    origin = r.get("section_environment")
+    if not origin:
+        return []
+    by: dict[str, list[str]] = {}
+    for section, env in origin.items():
+        by.setdefault(f"commit {env['commit']}, {env['date']}, load average at start {env['load_average_at_start']}",
+                      []).append(section)
+    return [("Sections by the run that measured them (this run measured "
+             f"{', '.join(r.get('merged_sections_measured', []))}): "
+             + "; ".join(f"{', '.join(secs)}: {where}" for where, secs in by.items()) + "."), ""]
+
+
 def _md(r: dict[str, Any], files: list[str]) -> str:
     env = r["environment"]
     L = ["# MedEventGraph benchmark", "",
@@ -183,6 +197,7 @@ def _md(r: dict[str, Any], files: list[str]) -> str:
          f"commit {env['commit']}, {env['date']}, Python {env['python']}, {env['cpus']} CPUs, "
          f"load average at start {env['load_average_at_start']}; {r['repeats']} repeats; "
          f"{r.get('elapsed_seconds', '?')} s in all."), "",
+         *_origins(r),
          ("Every time is wall clock (`perf_counter`), median over repeats with (min–max); a full GC runs "
          "before each timed repeat. This machine is shared with other work, so single figures can be "
          "noisy; ratios are taken within one run."), "", "## Targets", "",
@@ -290,6 +305,10 @@ def write_report(result: dict[str, Any], out: Path) -> None:
         from bench_nlp import markdown_section
 
         text = text.rstrip("\n") + "\n\n" + markdown_section(result["nlp"])
+    if "hook_profile" in result:
+        from profile_hook import markdown as hook_profile_md
+
+        text = text.rstrip("\n") + "\n\n" + hook_profile_md(result["hook_profile"])
     (out / "BENCH.md").write_text(text)
 
 
