@@ -66,20 +66,30 @@ def prefetch_for(bundle: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return by_type["Patient"][0]["id"], out
 
 
+def _note_attachments(prefetch: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every attachment holding note text in the prefetch: DocumentReference.content and
+    DiagnosticReport.presentedForm (Synthea repeats each note in both)."""
+    out = []
+    for key, field in (("documents", "content"), ("diagnosticReports", "presentedForm")):
+        for entry in (prefetch.get(key) or {}).get("entry", []):
+            for item in entry["resource"].get(field, []):
+                out.append(item.get("attachment", {}) if field == "content" else item)
+    return out
+
+
 def _fresh(prefetch: dict[str, Any], nonce: int) -> dict[str, Any]:
     """The same record as a patient the service has never seen (new content hashes). Each note
-    gets the nonce as trailing whitespace (its binary digits as spaces and tabs): new text for the
-    note cache, the same findings, and a few dozen bytes more whatever the nonce, so a fresh
-    record stays the size of the original (under the service's request limit)."""
+    text, wherever the record carries it, gets the nonce as trailing whitespace (its binary digits
+    as spaces and tabs): new text for the note cache, the same findings, and a few dozen bytes more
+    whatever the nonce, so a fresh record stays the size of the original (under the service's
+    request limit). A text two resources repeat stays one text, as in the record."""
     out = orjson.loads(orjson.dumps(prefetch))
     out["patient"].setdefault("meta", {})["versionId"] = f"bench-{nonce}"
     suffix = ("\n" + format(nonce, "b").replace("0", " ").replace("1", "\t")).encode()
-    for entry in out["documents"]["entry"]:
-        for content in entry["resource"].get("content", []):
-            att = content.get("attachment", {})
-            if isinstance(att.get("data"), str):
-                text = base64.b64decode(att["data"])
-                att["data"] = base64.b64encode(text + suffix).decode()
+    for att in _note_attachments(out):
+        if isinstance(att.get("data"), str):
+            text = base64.b64decode(att["data"])
+            att["data"] = base64.b64encode(text + suffix).decode()
     return out
 
 

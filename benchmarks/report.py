@@ -11,6 +11,9 @@ from common import REPO
 __all__ = ["targets", "write_report"]
 
 CHANGES = Path(__file__).with_name("perf_changes.md")
+# Cold hook calls (a record the service has not seen, notes read): the verify hook answers one
+# question and is held to 1 s (issue #19); patient-view runs the whole watch list.
+COLD_LIMIT_SECONDS = {"medeventgraph-verify": 1.0, "patient-view": 1.5}
 
 
 def _lexical_note(rows) -> str:
@@ -49,16 +52,23 @@ def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
                                 f"{max((b['build']['ratio_to_parse'] for b in r['ingest'] if b['mb'] >= 1), default=0)}"
                                 + _lexical_note(r["ingest"]),
                     "met": n_ok == len(r["ingest"])})
+    fair = r.get("nlp", {}).get("current_over_medspacy_sentencizer")
+    if fair:
+        out.append({"target": "note NLP cold words/s ≥ 1.5x vanilla medspaCy with spaCy's sentencizer (same run)",
+                    "measured": f"x{fair['cold_words_per_s']} (CPU x{fair['cold_words_per_cpu_s']}; against PyRuSH "
+                                f"out of the box x{r['nlp']['current_over_medspacy_pyrush_cold_words_per_s']})",
+                    "met": fair["cold_words_per_s"] >= fair["target_ratio"]})
     if "hook" in r:
         h = r["hook"]
         for hook in ("medeventgraph-verify", "patient-view"):
             cold = h[hook]["cold_seconds"]
             notes = h[hook]["index"].get("note_nlp_in_hook")
-            out.append({"target": f"cold {hook} call ({h['bundle'][:12]}…), notes included, < 1.5 s",
+            limit = COLD_LIMIT_SECONDS[hook]
+            out.append({"target": f"cold {hook} call ({h['bundle'][:12]}…), notes included, < {limit:g} s",
                         "measured": f"median {cold['median']:.3f} s, max {cold['max']:.3f} s "
                                     f"(process CPU median {h[hook]['cold_cpu_seconds']['median']:.3f} s)"
                                     f"{'' if notes else ' — the service ran no note NLP'}",
-                        "met": cold["median"] < 1.5 and bool(notes)})
+                        "met": cold["median"] < limit and bool(notes)})
             warm = h[hook]["warm_seconds"]
             out.append({"target": f"warm {hook} call p95 < 150 ms",
                         "measured": f"p95 {_ms(warm['p95'])} ms (median {_ms(warm['median'])} ms; CPU p95 "
@@ -166,6 +176,20 @@ def _plots(r: dict[str, Any], out: Path) -> list[str]:
     return files
 
 
+def _origins(r: dict[str, Any]) -> list[str]:
+    """Where each section comes from when a run measured only some (`run_bench.py --merge`)."""
+    origin = r.get("section_environment")
+    if not origin:
+        return []
+    by: dict[str, list[str]] = {}
+    for section, env in origin.items():
+        by.setdefault(f"commit {env['commit']}, {env['date']}, load average at start {env['load_average_at_start']}",
+                      []).append(section)
+    return [("Sections by the run that measured them (this run measured "
+             f"{', '.join(r.get('merged_sections_measured', []))}): "
+             + "; ".join(f"{', '.join(secs)}: {where}" for where, secs in by.items()) + "."), ""]
+
+
 def _md(r: dict[str, Any], files: list[str]) -> str:
     env = r["environment"]
     L = ["# MedEventGraph benchmark", "",
@@ -173,6 +197,7 @@ def _md(r: dict[str, Any], files: list[str]) -> str:
          f"commit {env['commit']}, {env['date']}, Python {env['python']}, {env['cpus']} CPUs, "
          f"load average at start {env['load_average_at_start']}; {r['repeats']} repeats; "
          f"{r.get('elapsed_seconds', '?')} s in all."), "",
+         *_origins(r),
          ("Every time is wall clock (`perf_counter`), median over repeats with (min–max); a full GC runs "
          "before each timed repeat. This machine is shared with other work, so single figures can be "
          "noisy; ratios are taken within one run."), "", "## Targets", "",
@@ -280,6 +305,10 @@ def write_report(result: dict[str, Any], out: Path) -> None:
         from bench_nlp import markdown_section
 
         text = text.rstrip("\n") + "\n\n" + markdown_section(result["nlp"])
+    if "hook_profile" in result:
+        from profile_hook import markdown as hook_profile_md
+
+        text = text.rstrip("\n") + "\n\n" + hook_profile_md(result["hook_profile"])
     (out / "BENCH.md").write_text(text)
 
 

@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 from common import REPO, default_data_dir, patient_bundles
 
-SECTIONS = ("ingest", "notes", "nlp", "query", "hook", "controller", "growth", "html", "soak", "screen")
+SECTIONS = ("ingest", "notes", "nlp", "query", "hook", "hook_profile", "controller", "growth", "html", "soak", "screen")
 
 
 def _git_commit() -> str:
@@ -50,6 +50,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--bundle", default=None, help="bundle file name for query/hook/growth (default: largest)")
     p.add_argument("--only", nargs="*", choices=SECTIONS, default=list(SECTIONS), help="sections to run")
     p.add_argument("--no-report", action="store_true", help="write bench.json only")
+    p.add_argument("--merge", action="store_true",
+                   help="keep the sections of <out>/bench.json this run does not measure (each section records "
+                        "the commit and date it was measured at, and BENCH.md says so)")
     p.add_argument("--soak-seconds", type=float, default=None,
                    help="soak duration (default 120; 6 with --quick; 300 for the long run)")
     p.add_argument("--soak-clients", type=int, default=None, help="soak clients (default 20; 4 with --quick)")
@@ -75,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         "data": str(args.data), "target_bundle": target.name,
     }
     t_start = time.perf_counter()
+    kept: dict[str, Any] = {}
+    if args.merge and (args.out / "bench.json").is_file():
+        kept = orjson.loads((args.out / "bench.json").read_bytes())
     if "ingest" in args.only:
         from bench_ingest import bench_ingest
 
@@ -98,6 +104,12 @@ def main(argv: list[str] | None = None) -> int:
 
         print("hook")
         result["hook"] = bench_hook(target, repeats)
+    if "hook_profile" in args.only and not args.quick:
+        from profile_hook import BASELINE as HOOK_BASELINE
+        from profile_hook import profile
+
+        print("hook_profile")
+        result["hook_profile"] = profile(target, HOOK_BASELINE, repeats, 2)
     if "controller" in args.only:
         from bench_controller import bench_controller
 
@@ -131,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "SCREEN.md").write_text(screen_md(result["screen"]), encoding="utf-8")
     result["elapsed_seconds"] = round(time.perf_counter() - t_start, 1)
+    _merge(result, kept, args.only)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "bench.json").write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2) + b"\n")
     for section, name in (("html", "html_bench.json"), ("soak", "soak.json"), ("screen", "screen_bench.json"),
@@ -144,6 +157,22 @@ def main(argv: list[str] | None = None) -> int:
         _append_robustness(result, args.out / "BENCH.md")
     print(f"wrote {args.out / 'bench.json'} ({result['elapsed_seconds']} s)")
     return 0
+
+
+def _merge(result: dict[str, Any], kept: dict[str, Any], measured: list[str]) -> None:
+    """Sections of an earlier run this one did not measure, each with the environment (commit,
+    date, load) it was measured in: `section_environment` names where every section comes from."""
+    if not kept:
+        return
+    origin = dict(kept.get("section_environment") or {})
+    for section in SECTIONS:
+        if section in result:
+            origin[section] = result["environment"]
+        elif section in kept:
+            result[section] = kept[section]
+            origin.setdefault(section, kept["environment"])
+    result["section_environment"] = origin
+    result["merged_sections_measured"] = [s for s in SECTIONS if s in measured]
 
 
 def _append_robustness(result: dict[str, Any], report: Path) -> None:

@@ -33,6 +33,11 @@ from .value_mentions import ValueDraft, note_value_drafts, value_occurrences
 from .values import add_value_finder, doc_values
 from .wordforms import WordForms
 
+# A note's term matches (span, its terms, the split words that found it) in text order, and each
+# one's (ConText flags, section flags).
+Matched = tuple[list[tuple[Span, tuple[TargetTerm, ...], PhraseFind | None]],
+                list[tuple[frozenset[str], frozenset[str]]]]
+
 __all__ = ["DEFAULT_SPLITTER", "NotePipeline", "NoteSentence", "matched_targets", "mention_flags", "target_flags"]
 
 # Measured on the 578 distinct Synthea note texts (benchmarks/bench_nlp.py, same runs): tokenizer +
@@ -160,6 +165,10 @@ class NotePipeline:
             matcher = self._matcher(terms) if mentions else None
             value_drafts: list[ValueDraft] = []
             drafts: list[MentionDraft] = []
+            # One text in several resources (a DiagnosticReport's presentedForm repeating its
+            # DocumentReference) is one processed note: its matches and their ConText flags are
+            # found once per call and placed in each document (held here, so ids stay unique).
+            matched: dict[int, tuple[ProcessedNote, Matched]] = {}
             for document in documents:
                 period = (encounters or {}).get(document.encounter or "")
                 for note in document.texts:
@@ -167,13 +176,19 @@ class NotePipeline:
                         continue
                     processed = self.process(document, note)  # once for both, whatever the cache holds
                     if matcher is not None:
-                        drafts.extend(self._note_mentions(document, note, processed, matcher, period))
+                        held = matched.get(id(processed))
+                        if held is None:
+                            held = matched[id(processed)] = (processed, self._matched(processed, matcher))
+                        drafts.extend(self._note_mentions(document, note, processed, held[1], period))
                     if values:
                         value_drafts.extend(self._note_values(document, note, processed, period))
+        normalized: dict[str, str] = {}  # a sentence holds several mentions, and copies repeat it
         keys = [
             MentionKey(d.occurrence_id, d.document.patient, note_order(d.document, d.note.attachment),
                        f"{d.document.reference}#a{d.note.attachment}", d.text_hash,
-                       normalize_sentence(d.sentence_text), d.terms[0].concept, d.rank)
+                       normalized.get(d.sentence_text) or normalized.setdefault(d.sentence_text,
+                                                                                normalize_sentence(d.sentence_text)),
+                       d.terms[0].concept, d.rank)
             for d in drafts
         ]
         copies = link_copies(keys, self.copy_min_words)
@@ -187,17 +202,24 @@ class NotePipeline:
         anchors = note_anchors(document, processed.text, period, self.time_finder)
         return note_value_drafts(document, note, processed, SentenceTimes(processed, anchors, self.time_finder))
 
-    def _note_mentions(
-        self, document: NoteDocument, note: NoteText, processed: ProcessedNote, matcher: TermMatcher,
-        period: EventTime | None,
-    ) -> list[MentionDraft]:
+    @staticmethod
+    def _matched(processed: ProcessedNote, matcher: TermMatcher) -> Matched:
+        """The note's term matches (whole, and split across a clause) in sentences, outside headings,
+        in text order, with their flags: what depends on the text and the terms alone, not on the
+        document holding it."""
         plain = matched_targets(processed, matcher)
-        phrased = [m for m in self._phrase_matches(processed, matcher, {(s.start, s.end) for s, _ in plain})
+        phrased = [m for m in NotePipeline._phrase_matches(processed, matcher, {(s.start, s.end) for s, _ in plain})
                    if processed.sentence_of(m[0].start) is not None
                    and not processed.in_heading(m[0].start_char, m[0].end_char)]
         matches = sorted([(s, t, None) for s, t in plain] + phrased, key=lambda m: (m[0].start, m[0].end))
         kinds = [terms[0].kind.value if terms[0].kind is not None else None for _, terms, _ in matches]
-        flags = target_flags(processed, [span for span, _, _ in matches], kinds)
+        return matches, target_flags(processed, [span for span, _, _ in matches], kinds)
+
+    def _note_mentions(
+        self, document: NoteDocument, note: NoteText, processed: ProcessedNote, matched: Matched,
+        period: EventTime | None,
+    ) -> list[MentionDraft]:
+        matches, flags = matched
         text_hash = content_hash(processed.text)
         drafts: list[MentionDraft] = []
         ranks: dict[tuple[int, str], int] = {}

@@ -6,6 +6,10 @@ json, no project code) and writes each label from the record by its documented r
 module then runs the verifier (B6, structured record) on every case and scores it; a case's
 `baseline` query, when present, is the same question as the record would have been asked
 before the protocol's feature existed, run in the same pass for the comparison.
+
+A protocol whose labels come with the data (N1: labelled questions, binary gold, two splits)
+brings its own `run(folder, smoke=, log=)` instead of `cases`; its result says `kind` and is
+written by its own report section (notes_report.py).
 """
 
 from __future__ import annotations
@@ -86,6 +90,9 @@ def run_standalone(data: Path, *, smoke: bool, log=print) -> dict[str, Any]:
             log(f"{mod.NAME}: {folder} not found; skipped")
             results[mod.NAME] = {"title": mod.TITLE, "skipped": f"{mod.DATA} not found"}
             continue
+        if hasattr(mod, "run"):
+            results[mod.NAME] = mod.run(folder, smoke=smoke, log=log)
+            continue
         cases = mod.cases(folder, smoke)
         log(f"{mod.NAME}: {len(cases)} queries")
         rows, seconds = _verify_all(folder, cases, getattr(mod, "NOTES", False))
@@ -117,10 +124,15 @@ def section(standalone: dict[str, Any]) -> list[str]:
     """EVAL.md lines for the standalone protocols (rules: benchmarks/README.md)."""
     lines: list[str] = []
     for name, res in standalone.items():
-        lines += [f"## {name}: {res['title']}", ""]
         if "skipped" in res:
-            lines += [f"Skipped: {res['skipped']}.", ""]
+            lines += [f"## {name}: {res['title']}", "", f"Skipped: {res['skipped']}.", ""]
             continue
+        if res.get("kind") == "labelled-notes":
+            from medeventgraph.evaluation.notes_report import section as labelled_section
+
+            lines += labelled_section(name, res)
+            continue
+        lines += [f"## {name}: {res['title']}", ""]
         b6 = res["B6"]
         summary = (f"Data `{res['data']}`, {res['patients']} patients, {b6['n']} queries ({b6['positives']} "
                    f"supported). B6 on the structured record: BA {_pct(b6['ba'])}, supported recall "

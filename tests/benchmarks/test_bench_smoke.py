@@ -26,9 +26,10 @@ def test_quick_bench_writes_json_and_report(shared_data: Path, tmp_path: Path) -
     assert result["quick"] is True and result["repeats"] == 1
     for section in ("ingest", "notes", "nlp", "query", "hook", "controller", "growth", "html", "soak"):
         assert section in result, section
-    for pipeline in ("current", "baseline", "medspacy_vanilla"):
+    for pipeline in ("current", "baseline", "medspacy_vanilla", "medspacy_sentencizer"):
         assert "words_per_s" in result["nlp"][pipeline]["cold"], pipeline
     assert {"cold", "cached"} <= set(result["nlp"]["current_over_baseline_words_per_s"])
+    assert "cold_words_per_s" in result["nlp"]["current_over_medspacy_sentencizer"]
     assert "ratio_4x" in result["nlp"]["linear_time"]["html_paragraphs"]
     row = result["ingest"][0]
     for stage in ("parse", "ingest", "build", "ingest_and_build"):

@@ -21,3 +21,6 @@ def test_smoke_run_writes_report(shared_data, tmp_path):
     assert {"B6", "B6-ppr-off", "B6-retrieval-off", "B6-topb-off", "B6-exhaustive-off", "exhaustive"} <= set(ab)
     assert "B6 without" not in md.split("## T3")[1].split("\n## ")[0]  # ablations are not peers
     assert (tmp_path / "ba_by_protocol.png").exists()
+    n1 = res["standalone"]["N1"]  # the labelled MTSamples questions, both splits, in the smoke size too
+    assert set(n1["splits"]) == {"train", "check"} and n1["all"]["n"] == len(n1["rows"]) > 0
+    assert "### N1 per reason, `check`" in md and "events found" in md

@@ -1,0 +1,45 @@
+"""`run_bench.py --merge`: a run of some sections keeps the others from bench.json, and every
+section says the commit it was measured at (BENCH.md prints it); never a time."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def bench() -> Iterator[tuple[ModuleType, ModuleType]]:
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import report
+        import run_bench
+
+        yield run_bench, report
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+
+
+def _env(commit: str) -> dict:
+    return {"commit": commit, "date": f"{commit}-date", "load_average_at_start": [0.1, 0.2, 0.3]}
+
+
+def test_merge_keeps_unmeasured_sections_with_their_commit(bench):
+    run_bench, report = bench
+    kept = {"environment": _env("old"), "html": {"x": 1}, "hook": {"old": True}}
+    result = {"environment": _env("new"), "hook": {"new": True}}
+    run_bench._merge(result, kept, ["hook"])
+    assert result["hook"] == {"new": True} and result["html"] == {"x": 1}
+    assert result["section_environment"]["hook"]["commit"] == "new"
+    assert result["section_environment"]["html"]["commit"] == "old"
+    line = report._origins(result)[0]
+    assert "this run measured hook" in line and "html: commit old" in line and "hook: commit new" in line
+    again = {"environment": _env("newer"), "nlp": {}}
+    run_bench._merge(again, result, ["nlp"])  # a section keeps the commit it was measured at
+    assert again["section_environment"]["html"]["commit"] == "old"
+    assert again["section_environment"]["hook"]["commit"] == "new"
