@@ -230,3 +230,33 @@ def test_stated_reverse_order_refutes_under_a_window_too(note_pipeline):
                                 "mts-1430")
     v = verify_query(index, _overlap_query("rash", "condition", "vancomycin", "medication", "before", "P7D"), settings)
     assert v.verdict.value == "refuted" and v.failure.value == "opposite_order"
+
+
+_TOLD = ("HISTORY OF PRESENT ILLNESS: She was started on vancomycin in clinic for cellulitis.  She then flew to "
+         "see her sister.  On arrival she developed a diffuse rash and came to the emergency room.")
+
+
+def test_a_placement_is_in_the_bundle_and_rechecked_by_the_contract(note_pipeline):
+    """The order of telling decides the verdict only as an item of the hashed bundle, and the
+    contract's re-check refuses the same item with a cue the note does not hold there, another
+    rule, or its mentions swapped."""
+    from dataclasses import replace
+
+    from medeventgraph.core.simple import ground_all
+    from medeventgraph.core.stated import check_stated
+    from medeventgraph.core.verify import admit, simple_discovery
+
+    index, settings = _index_of(note_pipeline, _with_text(_TOLD), "mts-1430")
+    q = _overlap_query("vancomycin", "medication", "rash", "condition", "before")
+    v = verify_query(index, q, settings)
+    assert v.verdict.value == "supported", v.relations[0].explanation
+    assert "told in this order in the history of present illness" in v.relations[0].explanation
+    bundle = admit(index, q, simple_discovery(index, q, settings, ground_all(index, q)).candidates)
+    (placed,) = [s for s in bundle.stated if s.placement]
+    items = {i.occurrence: i for i in bundle.items}
+    assert check_stated(placed, q, items, index.documents)
+    for forged in (replace(placed, cue_start=placed.cue_start + 1, cue=placed.cue[1:]),
+                   replace(placed, rule="history-before-episode"),
+                   replace(placed, earlier=placed.later, later=placed.earlier,
+                           earlier_span=placed.later_span, later_span=placed.earlier_span)):
+        assert not check_stated(forged, q, items, index.documents)
