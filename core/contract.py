@@ -6,6 +6,10 @@ stands for each event, and the contract re-checks every basis from the item and 
 alone; a claim that does not hold is dropped and reported in the bundle (`unbound`). When the
 caller passes the index's own occurrences (`known`), a candidate whose occurrence differs from
 the record's is rejected too ("provenance"): discovery cannot rewrite what an item is.
+A candidate is nothing but that occurrence and its bases: every field that changes how an item
+reads (its assertion, including a "History of ..." display read as historical, core.reading;
+its time, the result time when the query asks for it; its binding) is derived here from the
+item and the query.
 
 The bundle holds no scores, ranks, search state or memory: whatever discovery did to find
 a candidate, only what the candidate *is* reaches the assessor (paper Eq. 4-5). What the
@@ -24,6 +28,7 @@ import orjson
 from medeventgraph.core.binding import BindingBasis, BindingContext, basis_holds
 from medeventgraph.core.lexicon import Lexicon, normalize_text
 from medeventgraph.core.query import Scope, VerificationQuery
+from medeventgraph.core.reading import historical_display
 from medeventgraph.core.stated import StatedItem, check_stated, find_stated
 from medeventgraph.core.store import render_context
 from medeventgraph.occurrence import (
@@ -46,7 +51,6 @@ class Candidate:
 
     occurrence: Occurrence
     basis: tuple[BindingBasis, ...]
-    historical_display: bool = False
 
     @property
     def events(self) -> tuple[str, ...]:
@@ -145,9 +149,11 @@ def _result_time(
     return basis, bool(resulted), ()
 
 
-def _item(cand: Candidate, unit: str | None, resulted: bool = False) -> EvidenceItem:
+def _item(cand: Candidate, unit: str | None, ctx: BindingContext, resulted: bool = False) -> EvidenceItem:
     occ = cand.occurrence
-    assertion = replace(occ.assertion, historical=True) if cand.historical_display else occ.assertion
+    displays = _displays(occ)
+    historical = any(historical_display(displays, e, ctx.expansion(e)) for e in (ctx.events[b.event] for b in cand.basis))
+    assertion = replace(occ.assertion, historical=True) if historical else occ.assertion
     open_end = occ.kind is Kind.CONDITION and occ.origin is Origin.STRUCTURED and occ.time.end is None
     return EvidenceItem(
         occurrence=occ.id,
@@ -170,7 +176,7 @@ def _item(cand: Candidate, unit: str | None, resulted: bool = False) -> Evidence
         source=occ.source,
         derived_from=occ.derived_from,
         copied_from=occ.extra_value("copied_from"),
-        displays=_displays(occ),
+        displays=displays,
         basis=tuple(sorted(set(cand.basis))),
         action="resulted" if resulted else _action(occ),
     )
@@ -225,7 +231,7 @@ def contract(
         else:
             prev = merged.get(occ.id)  # source-level dedup: one item per occurrence
             if prev is not None:
-                cand = Candidate(occ, prev.basis + cand.basis, prev.historical_display or cand.historical_display)
+                cand = Candidate(occ, prev.basis + cand.basis)
             merged[occ.id] = cand
     bound: list[tuple[Candidate, bool]] = []
     for cand in merged.values():
@@ -242,8 +248,8 @@ def contract(
         holding, resulted, dropped = _result_time(holding, query)
         for b in dropped:
             unbound.add((cand.occurrence.id, b.describe()))
-        bound.append((Candidate(cand.occurrence, holding, cand.historical_display), resulted))
-    items = [_item(c, scope_unit(c.occurrence, query.scope, episodes), resulted) for c, resulted in bound]
+        bound.append((Candidate(cand.occurrence, holding), resulted))
+    items = [_item(c, scope_unit(c.occurrence, query.scope, episodes), ctx, resulted) for c, resulted in bound]
     items = _drop_scope_invalid(items, query, rejected)
     present = {i.occurrence for i in items}
     # Copied-forward text is not independent evidence: keep the origin when it is present.

@@ -170,7 +170,7 @@ def controller_discovery(
         for rank, x in enumerate(chosen):
             for _, oid in x.path.nodes:
                 best.setdefault(oid, (depth, rank, x.r))
-        candidates = final_candidates(query, occ, frozen_bind, frozen_bases, historical, best, ranked, settings.final_contexts)
+        candidates = final_candidates(query, occ, frozen_bind, frozen_bases, best, ranked, settings.final_contexts)
         bundle = admit(index, query, candidates)
         assessment = assess(bundle)
         u = update_obligations(u, bundle, assessment)
@@ -202,7 +202,7 @@ def controller_discovery(
             break
     if unbindable:  # show what was found for the other events, best anchors first
         shown = list(dict.fromkeys(o for e in query.events for o in anchors.get(e.id, [])))
-        candidates = [Candidate(occ[o], frozen_bases[o], o in historical) for o in shown[: settings.final_contexts]]
+        candidates = [Candidate(occ[o], frozen_bases[o]) for o in shown[: settings.final_contexts]]
     reserved = 0
     if "exhaustive" not in ablate:
         candidates, reserved = _with_decisive(index, query, settings, candidates, groundings, budget)

@@ -73,7 +73,7 @@ def simple_discovery(
         groundings = ground_all(index, query)
     occ = {**index.occurrences, **{o.id: o for o in query_mentions(index, query)}}
     candidates = [
-        Candidate(occ[m.occurrence], (m.basis,), m.historical_display)
+        Candidate(occ[m.occurrence], (m.basis,))
         for g in groundings.values()
         for m in g.matches
     ]

@@ -41,9 +41,11 @@ def _bundle_with(assertion: Assertion, copies: int):
         denied.append(replace(norepi, occurrence=occ))
     # The contract refuses occurrences that differ from the record's, so assess the bundle directly.
     bundle = admit(index, q, others)
+    from medeventgraph.core.binding import BindingContext
     from medeventgraph.core.contract import _item, bundle_hash
 
-    extra = tuple(replace(_item(c, bundle.items[0].unit), occurrence=f"{c.occurrence.id}#{k}")
+    ctx = BindingContext.of(q, index.lexicon)
+    extra = tuple(replace(_item(c, bundle.items[0].unit, ctx), occurrence=f"{c.occurrence.id}#{k}")
                   for k, c in enumerate(denied))
     items = tuple(sorted(bundle.items + extra, key=lambda i: i.occurrence))
     return replace(bundle, items=items, hash=bundle_hash(q, bundle.patient, items))
@@ -76,7 +78,11 @@ def test_s_num_reads_a_derived_findings_value_fields_not_its_text():
     occs = ingest_json(record).for_patient("meg-bind-1").occurrences
     [rise] = [o for o in derive_occurrences(occs) if o.concept.codings[0].code == "kdigo-creatinine-rise"]
     assert (rise.value.quantity, rise.value.reference) == (1.9, 0.9)  # lowest prior 0.9 -> 1.9: +1.0
-    item = _item(Candidate(rise, (BindingBasis("e0", BasisKind.KIND, "derived"),)), "u")
+    from medeventgraph.core.binding import BindingContext
+    from medeventgraph.core.lexicon import load_lexicon
+
+    ctx = BindingContext.of(pair("creatinine rise", "vancomycin", ka="derived"), load_lexicon())
+    item = _item(Candidate(rise, (BindingBasis("e0", BasisKind.KIND, "derived"),)), "u", ctx)
     assert value_strength(item) == 1.0
     # The text is for people: rewriting it changes nothing; the fields decide.
     assert value_strength(replace(item, value=replace(item.value, text="0.9 -> 1.2 mg/dL"))) == 1.0
