@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import orjson
 from medeventgraph.core.binding import BindingBasis, BindingContext, basis_holds
+from medeventgraph.core.coverage import CoverageRow, coverage, is_complete
 from medeventgraph.core.lexicon import Lexicon, normalize_text
 from medeventgraph.core.query import Scope, VerificationQuery
 from medeventgraph.core.reading import historical_display
@@ -100,10 +101,15 @@ class EvidenceBundle:
     rejected: tuple[tuple[str, int], ...] = ()  # (reason, count), sorted: what the contract refused
     unbound: tuple[tuple[str, str], ...] = ()  # (occurrence, basis) claims that did not hold
     stated: tuple[StatedItem, ...] = ()  # orders the notes state between admitted items (core.stated)
+    coverage: tuple[CoverageRow, ...] = ()  # (event, unit, held, grounded): see core.coverage
 
     @property
     def rejected_counts(self) -> dict[str, int]:
         return dict(self.rejected)
+
+    def complete(self, event: str, unit: str | None) -> bool:
+        """Does the bundle hold every occurrence the record grounds for `event` in `unit`?"""
+        return is_complete(self.coverage, event, unit)
 
 
 def scope_unit(occ: Occurrence, scope: Scope, episodes: Mapping[str, str]) -> str | None:
@@ -213,12 +219,53 @@ def contract(
     episodes: Mapping[str, str],
     lexicon: Lexicon,
     known: Mapping[str, Occurrence] | None = None,
+    reference: Sequence[Candidate] | None = None,
 ) -> EvidenceBundle:
     """Adm(z;c) = patient AND provenance AND source AND binding AND scope != invalid, then
-    freeze and hash."""
+    freeze and hash. `reference`: every grounded occurrence of the query's events in the
+    record (core.simple.grounded_candidates), which the bundle's `coverage` is measured
+    against; without one, no (event, unit) counts as complete."""
+    candidates = list(candidates)
+    ctx = BindingContext.of(query, lexicon)
+    checked: dict[tuple[str, BindingBasis], bool] = {}
+    bound, rejected, unbound = _bind(query, patient, candidates, resources, documents, known, ctx, checked)
+    if reference is None:
+        cover: tuple[CoverageRow, ...] = ()
+    else:
+        same = reference is candidates or list(reference) == candidates
+        expected = bound if same else _bind(query, patient, reference, resources, documents, known, ctx, checked)[0]
+        cover = coverage(_units(bound, query, episodes), _units(expected, query, episodes))
+    items = [_item(c, scope_unit(c.occurrence, query.scope, episodes), ctx, resulted) for c, resulted in bound]
+    items = _drop_scope_invalid(items, query, rejected)
+    present = {i.occurrence for i in items}
+    # Copied-forward text is not independent evidence: keep the origin when it is present.
+    kept = [i for i in items if not (i.copied_from and i.copied_from in present)]
+    rejected["copied_forward"] += len(items) - len(kept)
+    kept.sort(key=lambda i: (i.occurrence, i.events))
+    frozen = tuple(kept)
+    refused = tuple(sorted((+rejected).items()))
+    claims = tuple(sorted(unbound))
+    by_id = {i.occurrence: i for i in frozen}
+    stated = tuple(s for s in find_stated(query, frozen, documents) if check_stated(s, query, by_id, documents))
+    digest = bundle_hash(query, patient, frozen, refused, claims, stated, cover)
+    return EvidenceBundle(query, patient, frozen, digest, refused, claims, stated, cover)
+
+
+def _bind(
+    query: VerificationQuery,
+    patient: str,
+    candidates: Iterable[Candidate],
+    resources: Mapping[str, object],
+    documents: Mapping[str, NoteDocument],
+    known: Mapping[str, Occurrence] | None,
+    ctx: BindingContext,
+    checked: dict[tuple[str, BindingBasis], bool],
+) -> tuple[list[tuple[Candidate, bool]], Counter[str], set[tuple[str, str]]]:
+    """Patient, provenance, source and binding: (candidate with the bases that hold, whether
+    its time is the result time) per admitted occurrence, what was refused, and the claims
+    that did not hold. `checked` memoises basis checks across calls on one query."""
     rejected: Counter[str] = Counter()
     unbound: set[tuple[str, str]] = set()
-    ctx = BindingContext.of(query, lexicon)
     merged: dict[str, Candidate] = {}
     for cand in candidates:
         occ = cand.occurrence
@@ -239,7 +286,7 @@ def contract(
         probe = _Probe(occ.kind, occ.status, _displays(occ), _codes(occ), _action(occ), occ.issued is not None,
                        occ.derived_from, occ.value)
         claimed = sorted(set(cand.basis))
-        holding = tuple(b for b in claimed if basis_holds(b, probe, ctx))
+        holding = tuple(b for b in claimed if _holds(b, occ.id, probe, ctx, checked))
         for b in set(claimed) - set(holding):
             unbound.add((cand.occurrence.id, b.describe()))
         if not holding:
@@ -249,20 +296,20 @@ def contract(
         for b in dropped:
             unbound.add((cand.occurrence.id, b.describe()))
         bound.append((Candidate(cand.occurrence, holding), resulted))
-    items = [_item(c, scope_unit(c.occurrence, query.scope, episodes), ctx, resulted) for c, resulted in bound]
-    items = _drop_scope_invalid(items, query, rejected)
-    present = {i.occurrence for i in items}
-    # Copied-forward text is not independent evidence: keep the origin when it is present.
-    kept = [i for i in items if not (i.copied_from and i.copied_from in present)]
-    rejected["copied_forward"] += len(items) - len(kept)
-    kept.sort(key=lambda i: (i.occurrence, i.events))
-    frozen = tuple(kept)
-    refused = tuple(sorted((+rejected).items()))
-    claims = tuple(sorted(unbound))
-    by_id = {i.occurrence: i for i in frozen}
-    stated = tuple(s for s in find_stated(query, frozen, documents) if check_stated(s, query, by_id, documents))
-    digest = bundle_hash(query, patient, frozen, refused, claims, stated)
-    return EvidenceBundle(query, patient, frozen, digest, refused, claims, stated)
+    return bound, rejected, unbound
+
+
+def _holds(basis: BindingBasis, oid: str, probe: _Probe, ctx: BindingContext,
+           checked: dict[tuple[str, BindingBasis], bool]) -> bool:
+    key = (oid, basis)
+    if key not in checked:
+        checked[key] = basis_holds(basis, probe, ctx)
+    return checked[key]
+
+
+def _units(bound: list[tuple[Candidate, bool]], query: VerificationQuery,
+           episodes: Mapping[str, str]) -> list[tuple[str, tuple[str, ...], str | None]]:
+    return [(c.occurrence.id, c.events, scope_unit(c.occurrence, query.scope, episodes)) for c, _ in bound]
 
 
 def _drop_scope_invalid(
@@ -293,9 +340,10 @@ def bundle_hash(
     rejected: tuple[tuple[str, int], ...] = (),
     unbound: tuple[tuple[str, str], ...] = (),
     stated: tuple[StatedItem, ...] = (),
+    coverage: tuple[CoverageRow, ...] = (),
 ) -> str:
     content: dict[str, object] = {"query": query.dump(), "patient": patient, "items": items, "rejected": rejected,
-                                  "unbound": unbound}
+                                  "unbound": unbound, "coverage": coverage}
     if stated:  # bundles without a stated order keep the hash they had
         content["stated"] = stated
     payload = orjson.dumps(

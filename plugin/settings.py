@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["Settings"]
@@ -18,7 +18,10 @@ class Settings(BaseSettings):
 
     # retrieval and discovery
     lexical_backend: Literal["tantivy", "whoosh"] = "tantivy"
-    discovery: Literal["controller", "simple"] = "controller"
+    # "exhaustive": every grounded occurrence goes to the contract (the default, every surface);
+    # "search": the budgeted controller (core/discovery.py), `final_contexts` candidates at most,
+    # for where a budget is real (an LLM assessor's context, a dense search over a large record)
+    discovery: Literal["exhaustive", "search"] = "exhaustive"
     channel_order: list[Literal["lexical", "metadata", "dense"]] = Field(default=["lexical", "metadata", "dense"])  # dense is used only when the extra is installed and `dense` is on
     dense: bool = False  # needs the `dense` extra
     d_max: int = Field(default=5, ge=1, le=20)
@@ -83,6 +86,12 @@ class Settings(BaseSettings):
     smart_max_sessions: int = Field(default=1000, ge=1)
     # "none" for EHRs that embed the app in a cross-site iframe (then the cookie is Secure)
     smart_cookie_samesite: Literal["lax", "strict", "none"] = "lax"
+
+    @field_validator("discovery", mode="before")
+    @classmethod
+    def _discovery_names(cls, v: object) -> object:
+        """The names before issue 20 ("simple", "controller") still select the same paths."""
+        return {"simple": "exhaustive", "controller": "search"}.get(v, v) if isinstance(v, str) else v
 
     @model_validator(mode="after")
     def _llm_configured(self) -> Settings:

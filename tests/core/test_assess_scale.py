@@ -48,7 +48,9 @@ def _bundle_with(assertion: Assertion, copies: int):
     extra = tuple(replace(_item(c, bundle.items[0].unit, ctx), occurrence=f"{c.occurrence.id}#{k}")
                   for k, c in enumerate(denied))
     items = tuple(sorted(bundle.items + extra, key=lambda i: i.occurrence))
-    return replace(bundle, items=items, hash=bundle_hash(q, bundle.patient, items))
+    # The denying rows stand for the record's only norepinephrine: the bundle holds every one.
+    coverage = tuple((e, u, n, n) for e, u, _, n in bundle.coverage)
+    return replace(bundle, items=items, coverage=coverage, hash=bundle_hash(q, bundle.patient, items, coverage=coverage))
 
 
 def test_an_uncertain_negation_alone_never_refutes():
