@@ -27,7 +27,7 @@ from medeventgraph.core.binding import BasisKind, BindingBasis, kind_allows
 from medeventgraph.core.chains import RankContext, Ranked, enumerate_paths, rank_paths, top_b
 from medeventgraph.core.contract import Candidate, scope_unit
 from medeventgraph.core.graph import neighbours, personalized_pagerank
-from medeventgraph.core.grounding import ground_event
+from medeventgraph.core.grounding import Grounding, ground_event
 from medeventgraph.core.index import PatientIndex
 from medeventgraph.core.lexicon import normalize_text
 from medeventgraph.core.obligations import (
@@ -68,8 +68,11 @@ def controller_discovery(
     *,
     memory: Mapping[Any, Mapping[str, object]] | None = None,
     ablate: frozenset[str] = frozenset(),
+    groundings: dict[str, Grounding] | None = None,
+    reference: list[Candidate] | None = None,
 ) -> Discovery:
-    """At most `settings.final_contexts` candidates, chosen by the search alone."""
+    """At most `settings.final_contexts` candidates, chosen by the search alone. `groundings`
+    and `reference` (core.simple) save a caller that has them computing them again."""
     unknown = set(ablate) - ABLATIONS
     if unknown:
         raise ValueError(f"unknown ablation {sorted(unknown)}; known: {sorted(ABLATIONS)}")
@@ -79,8 +82,10 @@ def controller_discovery(
         occ.setdefault(o.id, o)
         mention_ids.append(o.id)
     occ_all = occ.__getitem__
-    groundings = ground_all(index, query)
-    reference = grounded_candidates(index, query, groundings)  # what each depth's coverage is measured against
+    if groundings is None:
+        groundings = ground_all(index, query)
+    if reference is None:  # what each depth's coverage is measured against
+        reference = grounded_candidates(index, query, groundings)
     bindmap: dict[str, set[str]] = {}
     bases: dict[str, set[BindingBasis]] = {}
     historical: set[str] = set()

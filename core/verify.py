@@ -35,9 +35,15 @@ __all__ = ["Discovery", "admit", "decide", "default_discover", "ground_all", "si
 
 
 def default_discover(settings: Settings) -> DiscoverFn:
-    """The discovery function the settings ask for; memory is loaded here, once per call."""
+    """The discovery function the settings ask for."""
     if settings.discovery == "exhaustive":
         return simple_discovery
+    search = _search(settings)
+    return lambda index, query, s: search(index, query, s)
+
+
+def _search(settings: Settings) -> Callable[..., Discovery]:
+    """The budgeted search with the settings' memory, loaded here once per call."""
     from medeventgraph.core.discovery import controller_discovery
 
     memory = None
@@ -46,8 +52,8 @@ def default_discover(settings: Settings) -> DiscoverFn:
 
         memory = load_memory(settings.memory_path).edits()
 
-    def discover(index: PatientIndex, query: VerificationQuery, s: Settings) -> Discovery:
-        return controller_discovery(index, query, s, memory=memory)
+    def discover(index: PatientIndex, query: VerificationQuery, s: Settings, **known: object) -> Discovery:
+        return controller_discovery(index, query, s, memory=memory, **known)  # type: ignore[arg-type]
 
     return discover
 
@@ -91,8 +97,10 @@ def verify_query(
     reference = grounded_candidates(index, query, groundings)
     if discover is None and settings.discovery == "exhaustive":
         discovery = simple_discovery(index, query, settings, groundings, reference)
+    elif discover is None:
+        discovery = _search(settings)(index, query, settings, groundings=groundings, reference=reference)
     else:
-        discovery = (discover or default_discover(settings))(index, query, settings)
+        discovery = discover(index, query, settings)
     llm = None
     if settings.assessor == "llm":  # the optional extra: judgments from an OpenAI-compatible endpoint
         from medeventgraph.core.assess_llm import LLMAssessor

@@ -25,8 +25,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="also write the dev-selected tau+/tau- into core/resources/thresholds.json (an explicit "
                         "step, never part of `make eval`)")
     p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--methods", default="B1,B2,B3,B4,B5,B6,B7,hipporag2,lightrag,kg2rag,"
-                                        "B6-ppr-off,B6-retrieval-off,B6-topb-off,B6-exhaustive-off,exhaustive")
+    p.add_argument("--methods", default="B1,B2,B3,B4,B5,B6,hipporag2,lightrag,kg2rag,S5,S10,S20,S40,"
+                                        "S20-ppr-off,S20-retrieval-off,S20-topb-off,S20-replan-off,S20+memory")
     p.add_argument("--quiet", action="store_true")
     return p
 

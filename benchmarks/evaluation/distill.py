@@ -1,8 +1,8 @@
 """`python -m medeventgraph.evaluation distill-memory`: procedural memory learned from failures.
 
 On the DEV split only, of T11 (paraphrased event names: the protocol where retrieval decides,
-benchmarks/evaluation/protocol_paraphrase.py), the controller runs as B6 does (shared
-20-candidate budget, dense channel available to replanning) starting from no procedural
+benchmarks/evaluation/protocol_paraphrase.py), the search runs as T11's S20-dense row does
+(20 candidates, dense channel available to replanning) starting from no procedural
 knowledge: every failure type gets only the generic edit (widen, more hits). For every
 structured failure type the search reported on a query it got wrong, each candidate retrieval
 edit is tried as memory for that failure type; an edit is kept when it fixes more dev queries
@@ -45,7 +45,7 @@ def distill(data: Path, out: Path, *, smoke: bool = False, seed: int = 7, log=pr
     splits = split_patients(corpus, seed)
     dev = [(c, g) for c, g in paraphrase_cases(generate(list(corpus.patients.values()), caps, seed))
            if splits[c.patient] == "dev"]
-    settings = settings_for("B6")
+    settings = settings_for("S20-dense")
     indexes: dict[str, object] = {}
 
     def run(case, memory):

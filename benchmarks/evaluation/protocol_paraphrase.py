@@ -8,11 +8,12 @@ Exact grounding cannot bind the inverted name (unless the lexicon lists it), so 
 protocol where retrieval decides: the dense channel with a similarity basis (core.similarity)
 can bind it, when replanning engages the channel. Runs on the structured record.
 
-Methods (all through the controller with the shared 20-candidate budget):
-  no-dense      the deterministic default (no dense extra)
-  B6            dense channel available to replanning, the hand-written replanning table
-  generic       dense available, no failure-specific edits (every failure: widen, more hits)
-  B7            dense available, the learned memory (core/resources/memory.json)
+Methods:
+  B6                 the default path: exhaustive grounding, no dense extra
+  S20-dense          the search alone (20 candidates), dense channel available to replanning,
+                     the hand-written replanning table
+  S20-dense-generic  as S20-dense, no failure-specific edits (every failure: widen, more hits)
+  S20-dense+memory   as S20-dense-generic plus the learned memory (core/resources/memory.json)
 """
 
 from __future__ import annotations
@@ -32,13 +33,14 @@ from medeventgraph.evaluation.cases import Case, Gold, case_id
 from medeventgraph.evaluation.methods.base import BUDGET
 from medeventgraph.settings import Settings
 
-__all__ = ["GENERIC", "METHODS", "invert", "paraphrase_cases", "run_case", "run_t11", "settings_for", "threshold_check"]
+__all__ = ["GENERIC", "METHODS", "REFERENCE", "invert", "paraphrase_cases", "run_case", "run_t11", "settings_for", "threshold_check"]
 
 _FUNCTION_WORDS = frozenset({"in", "of", "for", "with", "by", "to", "on", "and", "or", "due", "from", "at", "the",
                              "a", "an", "without", "per"})
 _WORD = re.compile(r"^[a-z]+$")
 GENERIC: dict[FailureType, dict[str, object]] = {f: {"widen": 2.0, "more_hits": 2} for f in FailureType}
-METHODS = ("no-dense", "B6", "generic", "B7")
+METHODS = ("B6", "S20-dense", "S20-dense-generic", "S20-dense+memory")
+REFERENCE = "S20-dense"  # the search with every part on: what each other row is compared with
 
 
 def invert(term: str) -> str | None:
@@ -76,23 +78,27 @@ def paraphrase_cases(t3: list[tuple[Case, Gold]], per_patient: int = 1) -> list[
 
 def settings_for(method: str) -> Settings:
     """The dense channel is available but not searched first: replanning decides (see the module doc)."""
-    if method == "no-dense":
-        return Settings(notes=False, final_contexts=BUDGET)
-    return Settings(notes=False, dense=True, channel_order=["lexical", "metadata"], final_contexts=BUDGET)
+    if method == "B6":
+        return Settings(notes=False)
+    return Settings(notes=False, dense=True, channel_order=["lexical", "metadata"], final_contexts=BUDGET,
+                    discovery="search")
 
 
 def memory_for(method: str) -> Mapping[Any, Mapping[str, object]] | None:
-    if method == "generic":
+    if method == "S20-dense-generic":
         return GENERIC
-    if method == "B7":
+    if method == "S20-dense+memory":
         return {**GENERIC, **load_memory().edits()}  # what was not learned gets no failure-specific edit
     return None
 
 
 def run_case(index: PatientIndex, case: Case, settings: Settings, memory) -> tuple[str, str | None]:
     """(four-way verdict, the first structured failure the search reported)."""
+    if settings.discovery == "exhaustive":
+        return verify_query(index, case.query, settings).verdict.value, None
+
     def discover(i, q, s):
-        return controller_discovery(i, q, s, memory=memory, budget=BUDGET)
+        return controller_discovery(i, q, s, memory=memory)
 
     v = verify_query(index, case.query, settings, discover=discover)
     failures = [d["failure"] for d in v.search.get("depths", []) if d.get("failure")]
@@ -119,7 +125,7 @@ def run_t11(cases: list[tuple[Case, Gold]], corpus, splits: Mapping[str, str], *
     for m in METHODS:
         p = M.binary(["supported" if verdicts[m][c.id] == "supported" else "not_supported" for c, _ in test])
         per[m] = {**(M.scores(y, p) if test else {}),
-                  "same_as_B6": sum(verdicts[m][c.id] == verdicts["B6"][c.id] for c, _ in test)}
+                  "same_as_reference": sum(verdicts[m][c.id] == verdicts[REFERENCE][c.id] for c, _ in test)}
     return {"methods": per, "n": len(test), "positives": int(y.sum()) if test else 0,
             "patients": len({c.patient for c, _ in test}),
             "threshold_dev": threshold_check([(c, g) for c, g in cases if splits[c.patient] == "dev"], corpus)}

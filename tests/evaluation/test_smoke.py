@@ -12,12 +12,15 @@ def test_smoke_run_writes_report(shared_data, tmp_path):
     assert res["meta"]["smoke"] and res["meta"]["n_queries"] > 0
     assert res["audit"]["all_pass"]["pass"]
     assert not res["thresholds"]["frozen"]  # a smoke run never writes thresholds.json
-    assert "20 candidates" in res["meta"]["budget"]
+    assert "20 candidates" in res["meta"]["budget"] and "B6 (every grounded occurrence) have no budget" in res["meta"]["budget"]
     for proto in ("T3", "T5"):
         assert "B6" in res["protocols"][proto]["methods"]
     md = (tmp_path / "EVAL.md").read_text()
-    assert "## T3" in md and "FSR" in md and "## What the search adds" in md
+    assert "## T3" in md and "FSR" in md and "## The budgeted search against B6" in md
     ab = res["ablations"]["T3"]["methods"]
-    assert {"B6", "B6-ppr-off", "B6-retrieval-off", "B6-topb-off", "B6-exhaustive-off", "exhaustive"} <= set(ab)
-    assert "B6 without" not in md.split("## T3")[1].split("\n## ")[0]  # ablations are not peers
+    assert {"B6", "S5", "S10", "S20", "S40", "S20-ppr-off", "S20-retrieval-off", "S20-topb-off", "S20-replan-off",
+            "S20+memory"} <= set(ab)
+    assert all(v["bundle"] <= 20 for m, v in ab.items() if m.startswith("S20"))  # the budget is what it says
+    assert "search alone" not in md.split("## T3")[1].split("\n## ")[0]  # search rows are not peers
+    assert set(res["dropped_pair"]["T3"]["methods"]) >= {"S5", "S20"}
     assert (tmp_path / "ba_by_protocol.png").exists()
