@@ -43,7 +43,7 @@ from medeventgraph.core.select import final_candidates, hidden_report
 from medeventgraph.core.simple import Discovery, ground_all, grounded_candidates, query_mentions
 from medeventgraph.core.timing import span_of
 from medeventgraph.core.twosided import Hit, bind, query_texts, retrieve
-from medeventgraph.core.verdict import Label
+from medeventgraph.core.verdict import FailureType, Label
 from medeventgraph.core.verify import admit
 from medeventgraph.occurrence import Occurrence, Origin
 from medeventgraph.settings import Settings
@@ -66,13 +66,14 @@ def controller_discovery(
     query: VerificationQuery,
     settings: Settings,
     *,
-    memory: Mapping[Any, Mapping[str, object]] | None = None,
+    table: Mapping[FailureType, Mapping[str, object]] | None = None,
     ablate: frozenset[str] = frozenset(),
     groundings: dict[str, Grounding] | None = None,
     reference: list[Candidate] | None = None,
 ) -> Discovery:
-    """At most `settings.final_contexts` candidates, chosen by the search alone. `groundings`
-    and `reference` (core.simple) save a caller that has them computing them again."""
+    """At most `settings.final_contexts` candidates, chosen by the search alone. `table`: the
+    replanning table (core.replan.DEFAULT_EDITS when None). `groundings` and `reference`
+    (core.simple) save a caller that has them computing them again."""
     unknown = set(ablate) - ABLATIONS
     if unknown:
         raise ValueError(f"unknown ablation {sorted(unknown)}; known: {sorted(ABLATIONS)}")
@@ -119,7 +120,6 @@ def controller_discovery(
     )
     dense_ok = index.store.has_dense
     policy = initial_policy(tuple(settings.channel_order), dense_ok)
-    memory_edits = dict(memory) if memory else None
     u = init_obligations(query)
     pool: dict[str, set[str]] = {e.id: set() for e in query.events}
     relevance: dict[str, float] = {}
@@ -204,7 +204,7 @@ def controller_discovery(
         if assessment.label is Label.CONFLICTING or resolved(u, assessment):
             break
         if failure is not None and replans < settings.r_max and "replan" not in ablate:
-            policy = replan(policy, failure, dense_ok=dense_ok, memory=memory_edits)
+            policy = replan(policy, failure, dense_ok=dense_ok, table=table)
             replans += 1
         frontier = [n for n in _rank_by(expanded, ppr) if n not in visited][: cap]
         visited.update(frontier)

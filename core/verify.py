@@ -43,17 +43,11 @@ def default_discover(settings: Settings) -> DiscoverFn:
 
 
 def _search(settings: Settings) -> Callable[..., Discovery]:
-    """The budgeted search with the settings' memory, loaded here once per call."""
+    """The budgeted search (imported only when asked for)."""
     from medeventgraph.core.discovery import controller_discovery
 
-    memory = None
-    if settings.memory:
-        from medeventgraph.core.memory import load_memory
-
-        memory = load_memory(settings.memory_path).edits()
-
     def discover(index: PatientIndex, query: VerificationQuery, s: Settings, **known: object) -> Discovery:
-        return controller_discovery(index, query, s, memory=memory, **known)  # type: ignore[arg-type]
+        return controller_discovery(index, query, s, **known)  # type: ignore[arg-type]
 
     return discover
 

@@ -30,8 +30,6 @@ class Settings(BaseSettings):
     top_b: int = Field(default=8, ge=1, le=200)
     final_contexts: int = Field(default=12, ge=1, le=500)
     epsilon: float = Field(default=0.2, ge=0.0, le=1.0)
-    memory: bool = False
-    memory_path: Path | None = None
     notes: bool = True  # run the note NLP pipeline over DocumentReference/DiagnosticReport text
     max_note_chars: int = Field(default=200_000, ge=1_000)  # text per attachment, after HTML stripping
     # input limits (fhir_adapters/limits.py): decoded attachment bytes read before stripping, one

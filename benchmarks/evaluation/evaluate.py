@@ -1,6 +1,6 @@
 """Turn runs + gold into the report's numbers: per-protocol BA/F1 with patient-cluster
 intervals, FSR beside supported recall, paired tests (Holm), T4 context P/R, T6 strata,
-T7 memory on/off, T8 latest-time split, T10 funnel, and the budgeted search against B6
+T8 latest-time split, T10 funnel, and the budgeted search against B6
 (fidelity per budget, ablations, budgets that drop the compatible pair). Only this module and
 report read gold."""
 
@@ -82,7 +82,6 @@ def score_all(cases: list[Case], gold: dict[str, Gold], rows: list[Row], labels,
     out["dropped_pair"] = _dropped_pair(cases, splits, latest, methods, rows, labels)
     out["t6_strata"] = _strata(cases, gold, labels, splits, methods)
     out["t4"] = _context(cases, gold, rows, splits)
-    out["t7"] = _memory(cases, gold, labels, splits, rows)
     out["t10"] = _funnel(cases, gold, rows, labels, splits)
     out["timing_ms"] = {m: round(1000 * mean(r.seconds for r in rows if r.method == m), 2) for m in methods}
     out["bundle_size"] = {m: round(mean(r.out.extra.get("bundle", len(r.out.retrieved)) for r in rows
@@ -94,7 +93,7 @@ ABLATED_ON = ("T3", "T5", "T6", "T9", "T10")
 
 
 def _ablations(cases, gold, labels, splits, latest, methods, rows):
-    """B6 beside each budgeted-search row (fidelity budgets, ablations, memory) on the protocols
+    """B6 beside each budgeted-search row (fidelity budgets, ablations) on the protocols
     where search should matter: BA, FSR, how many test verdicts equal B6's (four-way labels),
     and what each costs: mean bundle size and ms per query."""
     names = [m for m in methods if METHODS[m].ablation]
@@ -167,20 +166,6 @@ def _context(cases, gold, rows, splits):
         acc[r.method].append((recall, precision))
     return {m: {"ctx_recall": mean(x[0] for x in v), "ctx_precision": mean(x[1] for x in v), "n": len(v)}
             for m, v in acc.items()}
-
-
-def _memory(cases, gold, labels, splits, rows, off: str = "S20", on: str = "S20+memory"):
-    """T7: the search with and without the learned memory (memory only changes the search)."""
-    ids = [c.id for c in cases if splits[c.patient] == "test" and c.protocol in ("T3", "T5", "T6", "T9", "T10")]
-    have = {(r.case, r.method) for r in rows}
-    pairs = [i for i in ids if (i, off) in have and (i, on) in have]
-    if not pairs:
-        return {}
-    same = sum(labels[(i, off)] == labels[(i, on)] for i in pairs)
-    y = M.binary([gold[i].binary for i in pairs])
-    return {"n": len(pairs), "identical_verdicts": same, "off": off, "on": on,
-            off: M.scores(y, M.binary([labels[(i, off)] for i in pairs])),
-            on: M.scores(y, M.binary([labels[(i, on)] for i in pairs]))}
 
 
 def _funnel(cases, gold, rows, labels, splits):

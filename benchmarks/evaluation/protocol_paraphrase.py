@@ -13,19 +13,16 @@ Methods:
   S20-dense          the search alone (20 candidates), dense channel available to replanning,
                      the hand-written replanning table
   S20-dense-generic  as S20-dense, no failure-specific edits (every failure: widen, more hits)
-  S20-dense+memory   as S20-dense-generic plus the learned memory (core/resources/memory.json)
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from medeventgraph.core.discovery import controller_discovery
 from medeventgraph.core.index import PatientIndex, build_index
 from medeventgraph.core.lexicon import normalize_text
-from medeventgraph.core.memory import load_memory
 from medeventgraph.core.verdict import FailureType
 from medeventgraph.core.verify import verify_query
 from medeventgraph.evaluation import metrics as M
@@ -39,7 +36,7 @@ _FUNCTION_WORDS = frozenset({"in", "of", "for", "with", "by", "to", "on", "and",
                              "a", "an", "without", "per"})
 _WORD = re.compile(r"^[a-z]+$")
 GENERIC: dict[FailureType, dict[str, object]] = {f: {"widen": 2.0, "more_hits": 2} for f in FailureType}
-METHODS = ("B6", "S20-dense", "S20-dense-generic", "S20-dense+memory")
+METHODS = ("B6", "S20-dense", "S20-dense-generic")
 REFERENCE = "S20-dense"  # the search with every part on: what each other row is compared with
 
 
@@ -84,21 +81,18 @@ def settings_for(method: str) -> Settings:
                     discovery="search")
 
 
-def memory_for(method: str) -> Mapping[Any, Mapping[str, object]] | None:
-    if method == "S20-dense-generic":
-        return GENERIC
-    if method == "S20-dense+memory":
-        return {**GENERIC, **load_memory().edits()}  # what was not learned gets no failure-specific edit
-    return None
+def table_for(method: str) -> Mapping[FailureType, Mapping[str, object]] | None:
+    """The replanning table: the hand-written one (None) or none failure-specific (GENERIC)."""
+    return GENERIC if method == "S20-dense-generic" else None
 
 
-def run_case(index: PatientIndex, case: Case, settings: Settings, memory) -> tuple[str, str | None]:
+def run_case(index: PatientIndex, case: Case, settings: Settings, table) -> tuple[str, str | None]:
     """(four-way verdict, the first structured failure the search reported)."""
     if settings.discovery == "exhaustive":
         return verify_query(index, case.query, settings).verdict.value, None
 
     def discover(i, q, s):
-        return controller_discovery(i, q, s, memory=memory)
+        return controller_discovery(i, q, s, table=table)
 
     v = verify_query(index, case.query, settings, discover=discover)
     failures = [d["failure"] for d in v.search.get("depths", []) if d.get("failure")]
@@ -106,19 +100,18 @@ def run_case(index: PatientIndex, case: Case, settings: Settings, memory) -> tup
 
 
 def run_t11(cases: list[tuple[Case, Gold]], corpus, splits: Mapping[str, str], *, log=print) -> dict:
-    """Every method on the test split's T11 cases; on dev only the threshold check (dev is what
-    `distill-memory` learns from)."""
+    """Every method on the test split's T11 cases; on dev only the similarity threshold check."""
     test = [(c, g) for c, g in cases if splits[c.patient] == "test"]
     indexes: dict[tuple[str, bool], PatientIndex] = {}
     verdicts: dict[str, dict[str, str]] = {m: {} for m in METHODS}
     for method in METHODS:
         s = settings_for(method)
-        memory = memory_for(method)
+        table = table_for(method)
         for case, _ in test:
             key = (case.patient, s.dense)
             if key not in indexes:
                 indexes[key] = build_index(corpus.patients[case.patient].record, s)
-            verdicts[method][case.id] = run_case(indexes[key], case, s, memory)[0]
+            verdicts[method][case.id] = run_case(indexes[key], case, s, table)[0]
     log(f"  T11: {len(test)} paraphrased test queries, {len(METHODS)} methods")
     y = M.binary([g.binary for _, g in test])
     per = {}

@@ -152,18 +152,17 @@ def _counts(c: dict) -> str:
 
 _T11_TITLES = {
     "B6": "B6, the default path (exhaustive grounding, no dense extra)",
-    "S20-dense": "S20, dense available, hand-written replanning table (memory off)",
+    "S20-dense": "S20, dense available, hand-written replanning table",
     "S20-dense-generic": "S20, dense available, no failure-specific replanning",
-    "S20-dense+memory": "S20, dense available, learned memory only (memory on)",
 }
 
 
 def _t11_section(t11: dict) -> list[str]:
-    """Where retrieval decides: paraphrased names; replanning and memory; the similarity threshold check."""
+    """Where retrieval decides: paraphrased names; replanning; the similarity threshold check."""
     if not t11 or not t11.get("n"):
         return []
     per = t11["methods"]
-    L = ["", (f"## T11 paraphrased names: where the search decides; replanning and memory (test: {t11['n']} "
+    L = ["", (f"## T11 paraphrased names: where the search decides; replanning (test: {t11['n']} "
               f"queries, {t11['patients']} patients, {t11['positives']} supported)"), "",
          ("The question names each eligible endpoint in inverted form ('bronchitis, acute'); exact grounding "
           "cannot bind it, the dense channel with a similarity basis can, once replanning engages it "
@@ -172,18 +171,13 @@ def _t11_section(t11: dict) -> list[str]:
     for m, v in per.items():
         L.append(f"| {_T11_TITLES.get(m, m)} | {_pct(v.get('ba'))} | {_pct(v.get('fsr'))} | "
                  f"{_pct(v.get('sup_recall'))} | {v['same_as_reference']}/{t11['n']} |")
-    ref, mem, gen = per["S20-dense"], per["S20-dense+memory"], per["S20-dense-generic"]
+    ref, gen = per["S20-dense"], per["S20-dense-generic"]
     L.append("")
     L.append(f"- B6 (BA {_pct(per['B6']['ba'])}) against the search with the dense channel (BA {_pct(ref['ba'])}): "
              "here the search's job is real, binding names exact grounding cannot.")
-    if mem["same_as_reference"] == t11["n"]:
-        L.append(f"- Memory on/off: every verdict identical ({t11['n']}/{t11['n']}): the learned memory changes "
-                 "nothing over the hand-written replanning table here.")
-    else:
-        L.append(f"- Memory on/off: {t11['n'] - mem['same_as_reference']} of {t11['n']} verdicts differ; BA "
-                 f"{_pct(ref['ba'])} (off) vs {_pct(mem['ba'])} (on).")
-    L.append(f"- Replanning: without failure-specific edits BA {_pct(gen['ba'])}, with the hand-written table "
-             f"{_pct(ref['ba'])}, with the learned memory alone {_pct(mem['ba'])}.")
+    L.append(f"- Replanning: without failure-specific edits BA {_pct(gen['ba'])} "
+             f"({t11['n'] - gen['same_as_reference']} verdicts differ), with the hand-written table {_pct(ref['ba'])}: "
+             "the table is what engages the dense channel.")
     th = t11.get("threshold_dev") or {}
     if th.get("events"):
         L.append(f"- Similarity threshold check (dev, {th['events']} renamed events, {th['model']}, threshold "
@@ -205,9 +199,9 @@ READING = [
     "- Not a blind test: after an earlier full run, B6's errors on the test split were read and three generic",
     "  defects in the core were fixed (lexicon synonyms that named subtypes, a 'history of' display rule, the",
     "  controller's context budget dropping the deciding pair). No threshold or setting was tuned on test.",
-    "- T8 has 4 test patients (exploratory). T7 compares the search with and without memory on identical",
-    "  ids; memory changes retrieval only (core/resources/memory.json says what it holds and where it came",
-    "  from).",
+    "- T8 has 4 test patients (exploratory). Retrieval memory was removed (issue 20): measured with the",
+    "  record-wide deciding pass off, it changed no verdict over the hand-written replanning table on any",
+    "  protocol (the run committed as bb53140, results/EVAL.md sections T7 and T11 there).",
 ]
 
 
@@ -288,12 +282,6 @@ def write_report(res: dict, out: Path) -> Path:
     L += ["", "## T4 retrieval only (test T3 queries)", "", "| method | context recall | context precision | n |",
           "|---|---|---|---|"]
     L += [f"| {m} | {_pct(v['ctx_recall'])} | {_pct(v['ctx_precision'])} | {v['n']} |" for m, v in res["t4"].items()]
-    t7 = res.get("t7") or {}
-    if t7:
-        off, on = t7["off"], t7["on"]
-        L += ["", f"## T7 memory on/off ({off} vs {on}, identical ids)", "",
-              (f"{t7['identical_verdicts']}/{t7['n']} identical verdicts; BA {off} {_pct(t7[off]['ba'])} vs {on} "
-              f"{_pct(t7[on]['ba'])}; FSR {_pct(t7[off]['fsr'])} vs {_pct(t7[on]['fsr'])}.")]
     L += _t11_section(res.get("t11") or {})
     L += ["", "## T10 hidden intermediates (test, funnel; n/a = stage not emitted)", "",
           "| method | Ctx-R | Bridge | C@20 | Verif | Prov | n |", "|---|---|---|---|---|---|---|"]

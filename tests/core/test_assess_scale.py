@@ -90,3 +90,26 @@ def test_s_num_reads_a_derived_findings_value_fields_not_its_text():
     assert value_strength(replace(item, value=replace(item.value, text="0.9 -> 1.2 mg/dL"))) == 1.0
     assert value_strength(replace(item, value=replace(item.value, reference=1.6))) == 0.6  # +0.3: at the criterion
     assert value_strength(replace(item, value=replace(item.value, reference=None))) == 0.6
+
+
+def test_the_support_label_is_a_rule_and_s_plus_ranks_evidence():
+    """README (Semantics, Scores): over every S+ the scale can reach (S_num >= 0.5: a note
+    mention; certainty >= 0.5: uncertain; S_tim 0.8 or 1), a complete chain reaches tau+ and an
+    incomplete one never does, with one exception: a chain whose orders rest on note-stated words
+    for two or more relations and whose items are uncertain. Values and certainty otherwise rank
+    evidence within each side of tau+. If the weights or tau+ changed, this fails and the README's
+    claim must change with them."""
+    from medeventgraph.core.assess import score_plus
+
+    tau_plus = load_thresholds().tau_plus
+    grid = [0.5 + k / 40 for k in range(21)]  # 0.5 .. 1.0
+    for s_num in grid:
+        for certainty in grid:
+            for stated in (0, 1):  # relations decided by a note's words rather than time stamps
+                s_jdg = certainty * 0.8 ** stated
+                for s_tim in (0.8, 1.0):  # a chain ordered by a note's date bound, or by two time stamps
+                    assert score_plus(s_tim, s_num, s_jdg, complete=True) >= tau_plus
+            assert score_plus(0.0, 1.0, 1.0, complete=False) < tau_plus
+    # The exception, as stated: two note-stated orders between uncertain note mentions.
+    assert score_plus(0.8, 0.5, 0.5 * 0.8 ** 2, complete=True) < tau_plus
+    assert score_plus(0.8, 0.5, 1.0 * 0.8 ** 2, complete=True) >= tau_plus

@@ -31,11 +31,11 @@ VARIANTS = [
     Settings(notes=False, discovery="search", d_max=1, k_neighbours=2, top_b=2, final_contexts=4),
     Settings(notes=False, discovery="search", d_max=3, k_neighbours=30, top_b=20, final_contexts=40),
     Settings(notes=False, discovery="search", channel_order=["metadata", "dense", "lexical"]),
-    Settings(notes=False, discovery="search", memory=True),
+    Settings(notes=False, discovery="search", r_max=0),
 ]
 
 
-def test_same_bundle_same_verdict_across_budgets_channels_memory(lance):
+def test_same_bundle_same_verdict_across_budgets_channels_replanning(lance):
     for q in QUERIES:
         seen: dict[str, tuple] = {}
         for s in VARIANTS:
@@ -69,10 +69,10 @@ def test_resource_order_changes_nothing(lance_raw):
         assert a.bundle_hash == b.bundle_hash and whole(a) == whole(b)
 
 
-def test_memory_on_off_same_verdict_for_identical_bundles(aki):
+def test_replanning_on_off_same_verdict_for_identical_bundles(aki):
     q = chain([("vancomycin", "medication"), ("creatinine rise", "derived"), ("acute kidney injury", "condition")])
     search = Settings(notes=False, discovery="search")
-    off, on = verify_query(aki, q, search), verify_query(aki, q, search.model_copy(update={"memory": True}))
+    on, off = verify_query(aki, q, search), verify_query(aki, q, search.model_copy(update={"r_max": 0}))
     if off.bundle_hash == on.bundle_hash:
         assert whole(off) == whole(on)
 

@@ -1,6 +1,6 @@
 """Verdict = f(bundle): the same bundle hash always comes with the same whole verdict (label,
 S+, S-, failure, relations, citations, evidence; everything but `search`), whatever discovery
-did: budgets, channel orders, memory on or off, exhaustive or search, input order."""
+did: budgets, channel orders, replanning on or off, exhaustive or search, input order."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ VARIANTS = [
     Settings(notes=False, discovery="search", d_max=1, k_neighbours=2, top_b=2, final_contexts=2),
     Settings(notes=False, discovery="search", d_max=3, k_neighbours=30, top_b=20, final_contexts=40),
     Settings(notes=False, discovery="search", channel_order=["metadata", "lexical"]),
-    Settings(notes=False, discovery="search", memory=True),
+    Settings(notes=False, discovery="search", r_max=0),
 ]
 QUERIES = [
     pair("vancomycin", "acute kidney injury", kb="condition"),

@@ -18,8 +18,8 @@ def test_smoke_run_writes_report(shared_data, tmp_path):
     md = (tmp_path / "EVAL.md").read_text()
     assert "## T3" in md and "FSR" in md and "## The budgeted search against B6" in md
     ab = res["ablations"]["T3"]["methods"]
-    assert {"B6", "S5", "S10", "S20", "S40", "S20-ppr-off", "S20-retrieval-off", "S20-topb-off", "S20-replan-off",
-            "S20+memory"} <= set(ab)
+    assert {"B6", "S5", "S10", "S20", "S40", "S20-ppr-off", "S20-retrieval-off", "S20-topb-off",
+            "S20-replan-off"} <= set(ab)
     assert all(v["bundle"] <= 20 for m, v in ab.items() if m.startswith("S20"))  # the budget is what it says
     assert "search alone" not in md.split("## T3")[1].split("\n## ")[0]  # search rows are not peers
     assert set(res["dropped_pair"]["T3"]["methods"]) >= {"S5", "S20"}

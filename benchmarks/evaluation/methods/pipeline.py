@@ -4,7 +4,7 @@ and the budgeted search it is measured against.
 S5/S10/S20/S40 run the search alone (core.discovery, no record-wide pass) with that many
 candidates at most: the fidelity rows (share of verdicts equal to B6's, and the cost saved).
 S20 is the like-for-like peer of the retrieval operators (their budget is 20 too). The S20
-ablations switch one part of the search off; S20+memory adds the learned retrieval memory.
+ablations switch one part of the search off.
 Each search row also records what its bundle would have said if it were read as complete
 (`as_complete`): the refutations the completeness rule keeps a budget from making.
 """
@@ -16,7 +16,6 @@ from dataclasses import replace
 from medeventgraph.core.assess import assess
 from medeventgraph.core.discovery import controller_discovery
 from medeventgraph.core.index import PatientIndex
-from medeventgraph.core.memory import load_memory
 from medeventgraph.core.query import VerificationQuery
 from medeventgraph.core.report import to_verdict
 from medeventgraph.core.simple import ground_all, grounded_candidates
@@ -59,14 +58,12 @@ class Search(Method):
     ablation = True  # measured against B6, not a peer of it
     budget: int = 20
     ablate: frozenset[str] = frozenset()
-    memory = False
 
     def run(self, index: PatientIndex, query: VerificationQuery, settings: Settings) -> Output:
         s = settings.model_copy(update={"final_contexts": self.budget, "discovery": "search"})
-        edits = load_memory(settings.memory_path).edits() if self.memory else None
         groundings = ground_all(index, query)
         reference = grounded_candidates(index, query, groundings)
-        discovery = controller_discovery(index, query, s, memory=edits, ablate=self.ablate, groundings=groundings,
+        discovery = controller_discovery(index, query, s, ablate=self.ablate, groundings=groundings,
                                          reference=reference)
         bundle = admit(index, query, discovery.candidates, reference)
         a = assess(bundle)
@@ -76,17 +73,17 @@ class Search(Method):
         return _output(v, query, complete=whole == bundle.coverage, as_complete=as_complete)
 
 
-def _search(budget: int, part: str | None = None, memory: bool = False) -> str:
-    name = f"S{budget}" + (f"-{part}-off" if part else "") + ("+memory" if memory else "")
+def _search(budget: int, part: str | None = None) -> str:
+    name = f"S{budget}" + (f"-{part}-off" if part else "")
     what = {"ppr": "personalised PageRank", "retrieval": "channel retrieval", "topb": "TopB",
             "replan": "replanning"}.get(part or "")
-    title = f"search alone, budget {budget}" + (f", without {what}" if what else "") + (", with memory" if memory else "")
-    cls = type(f"Search{name.replace('-', '_').replace('+', '_')}", (Search,), {
-        "name": name, "title": title, "budget": budget, "ablate": frozenset({part} if part else ()), "memory": memory,
+    title = f"search alone, budget {budget}" + (f", without {what}" if what else "")
+    cls = type(f"Search{name.replace('-', '_')}", (Search,), {
+        "name": name, "title": title, "budget": budget, "ablate": frozenset({part} if part else ()),
     })
     register(cls)
     return name
 
 
 FIDELITY_METHODS = tuple(_search(b) for b in FIDELITY_BUDGETS)
-ABLATION_METHODS = (*(_search(20, p) for p in ("ppr", "retrieval", "topb", "replan")), _search(20, memory=True))
+ABLATION_METHODS = tuple(_search(20, p) for p in ("ppr", "retrieval", "topb", "replan"))
