@@ -29,7 +29,7 @@ from medeventgraph.core.binding import BindingBasis, BindingContext, basis_holds
 from medeventgraph.core.coverage import CoverageRow, coverage, is_complete
 from medeventgraph.core.lexicon import Lexicon, normalize_text
 from medeventgraph.core.query import Scope, VerificationQuery
-from medeventgraph.core.reading import historical_display
+from medeventgraph.core.reading import HistoryReading
 from medeventgraph.core.stated import StatedItem, check_stated, find_stated
 from medeventgraph.core.store import render_context
 from medeventgraph.occurrence import (
@@ -155,10 +155,10 @@ def _result_time(
     return basis, bool(resulted), ()
 
 
-def _item(cand: Candidate, unit: str | None, ctx: BindingContext, resulted: bool = False) -> EvidenceItem:
+def _item(cand: Candidate, unit: str | None, reading: HistoryReading, resulted: bool = False) -> EvidenceItem:
     occ = cand.occurrence
     displays = _displays(occ)
-    historical = any(historical_display(displays, e, ctx.expansion(e)) for e in (ctx.events[b.event] for b in cand.basis))
+    historical = reading.historical(displays, cand.events)
     assertion = replace(occ.assertion, historical=True) if historical else occ.assertion
     open_end = occ.kind is Kind.CONDITION and occ.origin is Origin.STRUCTURED and occ.time.end is None
     return EvidenceItem(
@@ -229,18 +229,23 @@ def contract(
     ctx = BindingContext.of(query, lexicon)
     checked: dict[tuple[str, BindingBasis], bool] = {}
     bound, rejected, unbound = _bind(query, patient, candidates, resources, documents, known, ctx, checked)
+    placed = _units(bound, query, episodes)
     if reference is None:
         cover: tuple[CoverageRow, ...] = ()
     else:
         same = reference is candidates or list(reference) == candidates
-        expected = bound if same else _bind(query, patient, reference, resources, documents, known, ctx, checked)[0]
-        cover = coverage(_units(bound, query, episodes), _units(expected, query, episodes))
-    items = [_item(c, scope_unit(c.occurrence, query.scope, episodes), ctx, resulted) for c, resulted in bound]
-    items = _drop_scope_invalid(items, query, rejected)
-    present = {i.occurrence for i in items}
+        expected = placed if same else _units(
+            _bind(query, patient, reference, resources, documents, known, ctx, checked)[0], query, episodes)
+        cover = coverage([(c.occurrence.id, c.events, u) for c, _, u in placed],
+                         [(c.occurrence.id, c.events, u) for c, _, u in expected])
+    scoped = _drop_scope_invalid(placed, query, rejected)
+    present = {c.occurrence.id for c, _, _ in scoped}
     # Copied-forward text is not independent evidence: keep the origin when it is present.
-    kept = [i for i in items if not (i.copied_from and i.copied_from in present)]
-    rejected["copied_forward"] += len(items) - len(kept)
+    originals = [(c, resulted, unit) for c, resulted, unit in scoped
+                 if not ((origin := c.occurrence.extra_value("copied_from")) and origin in present)]
+    rejected["copied_forward"] += len(scoped) - len(originals)
+    reading = HistoryReading(dict(ctx.events), ctx.expansion)
+    kept = [_item(c, unit, reading, resulted) for c, resulted, unit in originals]
     kept.sort(key=lambda i: (i.occurrence, i.events))
     frozen = tuple(kept)
     refused = tuple(sorted((+rejected).items()))
@@ -271,7 +276,7 @@ def _bind(
         occ = cand.occurrence
         if occ.patient != patient:
             rejected["patient"] += 1
-        elif known is not None and known.get(occ.id) != occ:
+        elif known is not None and known.get(occ.id) is not occ and known.get(occ.id) != occ:
             rejected["provenance"] += 1
         elif not _source_resolves(occ, resources, documents):
             rejected["source"] += 1
@@ -307,29 +312,30 @@ def _holds(basis: BindingBasis, oid: str, probe: _Probe, ctx: BindingContext,
     return checked[key]
 
 
-def _units(bound: list[tuple[Candidate, bool]], query: VerificationQuery,
-           episodes: Mapping[str, str]) -> list[tuple[str, tuple[str, ...], str | None]]:
-    return [(c.occurrence.id, c.events, scope_unit(c.occurrence, query.scope, episodes)) for c, _ in bound]
+Placed = tuple[Candidate, bool, str | None]  # a bound candidate, whether resulted, its scope unit
 
 
-def _drop_scope_invalid(
-    items: list[EvidenceItem], query: VerificationQuery, rejected: Counter[str]
-) -> list[EvidenceItem]:
-    """An item whose scope unit holds no candidate of any other event cannot be used jointly."""
+def _units(bound: list[tuple[Candidate, bool]], query: VerificationQuery, episodes: Mapping[str, str]) -> list[Placed]:
+    return [(c, resulted, scope_unit(c.occurrence, query.scope, episodes)) for c, resulted in bound]
+
+
+def _drop_scope_invalid(placed: list[Placed], query: VerificationQuery, rejected: Counter[str]) -> list[Placed]:
+    """An item whose scope unit holds no candidate of any other event cannot be used jointly
+    (decided before items are built: most of a long record's rows fall here)."""
     if query.scope is Scope.PATIENT:
-        return items
+        return placed
     units_by_event: dict[str, set[str]] = defaultdict(set)
-    for i in items:
-        if i.unit:
-            for e in i.events:
-                units_by_event[e].add(i.unit)
+    for c, _, unit in placed:
+        if unit:
+            for e in c.events:
+                units_by_event[e].add(unit)
     out = []
-    for i in items:
-        others = {u for e, units in units_by_event.items() if e not in i.events for u in units}
-        if i.unit and others and i.unit not in others:
+    for c, resulted, unit in placed:
+        others = {u for e, units in units_by_event.items() if e not in c.events for u in units}
+        if unit and others and unit not in others:
             rejected["scope"] += 1
             continue
-        out.append(i)
+        out.append((c, resulted, unit))
     return out
 
 

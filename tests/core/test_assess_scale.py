@@ -43,9 +43,11 @@ def _bundle_with(assertion: Assertion, copies: int):
     bundle = admit(index, q, others)
     from medeventgraph.core.binding import BindingContext
     from medeventgraph.core.contract import _item, bundle_hash
+    from medeventgraph.core.reading import HistoryReading
 
     ctx = BindingContext.of(q, index.lexicon)
-    extra = tuple(replace(_item(c, bundle.items[0].unit, ctx), occurrence=f"{c.occurrence.id}#{k}")
+    reading = HistoryReading(dict(ctx.events), ctx.expansion)
+    extra = tuple(replace(_item(c, bundle.items[0].unit, reading), occurrence=f"{c.occurrence.id}#{k}")
                   for k, c in enumerate(denied))
     items = tuple(sorted(bundle.items + extra, key=lambda i: i.occurrence))
     # The denying rows stand for the record's only norepinephrine: the bundle holds every one.
@@ -82,9 +84,11 @@ def test_s_num_reads_a_derived_findings_value_fields_not_its_text():
     assert (rise.value.quantity, rise.value.reference) == (1.9, 0.9)  # lowest prior 0.9 -> 1.9: +1.0
     from medeventgraph.core.binding import BindingContext
     from medeventgraph.core.lexicon import load_lexicon
+    from medeventgraph.core.reading import HistoryReading
 
     ctx = BindingContext.of(pair("creatinine rise", "vancomycin", ka="derived"), load_lexicon())
-    item = _item(Candidate(rise, (BindingBasis("e0", BasisKind.KIND, "derived"),)), "u", ctx)
+    reading = HistoryReading(dict(ctx.events), ctx.expansion)
+    item = _item(Candidate(rise, (BindingBasis("e0", BasisKind.KIND, "derived"),)), "u", reading)
     assert value_strength(item) == 1.0
     # The text is for people: rewriting it changes nothing; the fields decide.
     assert value_strength(replace(item, value=replace(item.value, text="0.9 -> 1.2 mg/dL"))) == 1.0
