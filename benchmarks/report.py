@@ -166,6 +166,19 @@ def _plots(r: dict[str, Any], out: Path) -> list[str]:
     return files
 
 
+def _reruns(r: dict[str, Any]) -> list[str]:
+    """Sections measured again after the full run (`run_bench.py --only ...` merged in), with
+    their own commit and load: a reader must not take them for figures of the run above."""
+    out = []
+    for rerun in r.get("reruns", []):
+        env = rerun["environment"]
+        out += [(f"Re-measured after that run: {', '.join(rerun['sections'])} at commit {env['commit']}, "
+                 f"{env['date']}, load average at start {env['load_average_at_start']} on {env['cpus']} CPUs "
+                 f"({rerun['command']}). With the machine that loaded, wall-clock latencies carry the wait "
+                 "for a CPU; the CPU figures beside them are the code's own."), ""]
+    return out
+
+
 def _md(r: dict[str, Any], files: list[str]) -> str:
     env = r["environment"]
     L = ["# MedEventGraph benchmark", "",
@@ -175,7 +188,7 @@ def _md(r: dict[str, Any], files: list[str]) -> str:
          f"{r.get('elapsed_seconds', '?')} s in all."), "",
          ("Every time is wall clock (`perf_counter`), median over repeats with (min–max); a full GC runs "
          "before each timed repeat. This machine is shared with other work, so single figures can be "
-         "noisy; ratios are taken within one run."), "", "## Targets", "",
+         "noisy; ratios are taken within one run."), "", *_reruns(r), "## Targets", "",
          "| target | measured | met |", "|---|---|---|"]
     for t in targets(r):
         L.append(f"| {t['target']} | {t['measured']} | {'yes' if t['met'] else '**no**'} |")
