@@ -227,7 +227,7 @@ def contract(
     against; without one, no (event, unit) counts as complete."""
     candidates = list(candidates)
     ctx = BindingContext.of(query, lexicon)
-    checked: dict[tuple[str, BindingBasis], bool] = {}
+    checked: dict[tuple[_Probe, BindingBasis], bool] = {}
     bound, rejected, unbound = _bind(query, patient, candidates, resources, documents, known, ctx, checked)
     placed = _units(bound, query, episodes)
     if reference is None:
@@ -264,11 +264,12 @@ def _bind(
     documents: Mapping[str, NoteDocument],
     known: Mapping[str, Occurrence] | None,
     ctx: BindingContext,
-    checked: dict[tuple[str, BindingBasis], bool],
+    checked: dict[tuple[_Probe, BindingBasis], bool],
 ) -> tuple[list[tuple[Candidate, bool]], Counter[str], set[tuple[str, str]]]:
     """Patient, provenance, source and binding: (candidate with the bases that hold, whether
     its time is the result time) per admitted occurrence, what was refused, and the claims
-    that did not hold. `checked` memoises basis checks across calls on one query."""
+    that did not hold. `checked` memoises basis checks across calls on one query, keyed by
+    what the check reads (the probe), never by an id a forged occurrence could share."""
     rejected: Counter[str] = Counter()
     unbound: set[tuple[str, str]] = set()
     merged: dict[str, Candidate] = {}
@@ -291,7 +292,7 @@ def _bind(
         probe = _Probe(occ.kind, occ.status, _displays(occ), _codes(occ), _action(occ), occ.issued is not None,
                        occ.derived_from, occ.value)
         claimed = sorted(set(cand.basis))
-        holding = tuple(b for b in claimed if _holds(b, occ.id, probe, ctx, checked))
+        holding = tuple(b for b in claimed if _holds(b, probe, ctx, checked))
         for b in set(claimed) - set(holding):
             unbound.add((cand.occurrence.id, b.describe()))
         if not holding:
@@ -304,9 +305,9 @@ def _bind(
     return bound, rejected, unbound
 
 
-def _holds(basis: BindingBasis, oid: str, probe: _Probe, ctx: BindingContext,
-           checked: dict[tuple[str, BindingBasis], bool]) -> bool:
-    key = (oid, basis)
+def _holds(basis: BindingBasis, probe: _Probe, ctx: BindingContext,
+           checked: dict[tuple[_Probe, BindingBasis], bool]) -> bool:
+    key = (probe, basis)
     if key not in checked:
         checked[key] = basis_holds(basis, probe, ctx)
     return checked[key]

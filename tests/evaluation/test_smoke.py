@@ -21,6 +21,7 @@ def test_smoke_run_writes_report(shared_data, tmp_path):
     assert {"B6", "S5", "S10", "S20", "S40", "S20-ppr-off", "S20-retrieval-off", "S20-topb-off",
             "S20-replan-off"} <= set(ab)
     assert all(v["bundle"] <= 20 for m, v in ab.items() if m.startswith("S20"))  # the budget is what it says
+    assert all(res["bundle_size"][m] <= 20 for m in ("B2", "B4", "B5", "hipporag2", "lightrag", "kg2rag"))
     assert "search alone" not in md.split("## T3")[1].split("\n## ")[0]  # search rows are not peers
     assert set(res["dropped_pair"]["T3"]["methods"]) >= {"S5", "S20"}
     assert (tmp_path / "ba_by_protocol.png").exists()
