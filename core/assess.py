@@ -56,6 +56,7 @@ from functools import cache
 
 from medeventgraph.core.contract import EvidenceBundle, EvidenceItem
 from medeventgraph.core.counter import counter_evidence, denies, grounds
+from medeventgraph.core.coverage import CoverageRow
 from medeventgraph.core.derive import DeriveRule, load_rules
 from medeventgraph.core.packaged import load_resource
 from medeventgraph.core.query import RelationSpec, Scope
@@ -116,7 +117,7 @@ class Structure:
     members: list[EvidenceItem]
     s_tim: float
     s_num: float
-    scope_rejected: bool = False  # the contract dropped scope-invalid items (read from the bundle)
+    elsewhere: bool = False  # the record grounds every event, but no scope unit all of them (bundle coverage)
 
 
 def structure(bundle: EvidenceBundle) -> Structure:
@@ -138,9 +139,20 @@ def structure(bundle: EvidenceBundle) -> Structure:
         s_tim = 1.0 if all((sp := spans[i.occurrence]) is not None and sp.resolved for i in chain.values()) else 0.8
     members = list(chain.values()) if chain else []
     s_num = _mean([value_strength(i) for i in members])
-    scope_rejected = query.scope is not Scope.PATIENT and bundle.rejected_counts.get("scope", 0) > 0
+    elsewhere = query.scope is not Scope.PATIENT and _only_apart(bundle.coverage, [e.id for e in query.events
+                                                                                  if not e.hidden])
     return Structure(by_event, spans, stated, grounding, missing, chain, findings, complete, members, s_tim, s_num,
-                     scope_rejected)
+                     elsewhere)
+
+
+def _only_apart(coverage: tuple[CoverageRow, ...], events: list[str]) -> bool:
+    """The record grounds each event in some scope unit, and no unit grounds them all: read from
+    the bundle's coverage rows (what exhaustive grounding found), not from what discovery tried."""
+    units: dict[str, set[str]] = {e: set() for e in events}
+    for e, u, _, total in coverage:
+        if e in units and total:
+            units[e].add(u)
+    return bool(events) and all(units.values()) and not set.intersection(*units.values())
 
 
 def _untime_episode_mentions(
@@ -180,7 +192,7 @@ def combine(
     failure = None
     if label is not Label.SUPPORTED:
         failure = counter_failure if s_minus >= th.tau_minus else _failure(st.missing, st.by_event, st.findings, st.chain)
-        if failure is FailureType.MISSING_ENDPOINT and st.scope_rejected:
+        if failure is FailureType.MISSING_ENDPOINT and st.elsewhere:
             failure = FailureType.SCOPE  # the endpoint exists, but only in another scope unit
     return Assessment(label, s_plus, s_minus, failure, tuple(st.findings), supporting, countering)
 
@@ -189,7 +201,8 @@ def assess(bundle: EvidenceBundle, thresholds: Thresholds | None = None) -> Asse
     th = thresholds or load_thresholds()
     st = structure(bundle)
     s_jdg_plus = judged_plus(st)
-    counter = counter_evidence(bundle.query.relations, st.by_event, st.grounding, st.spans, st.stated.values())
+    counter = counter_evidence(bundle.query.relations, st.by_event, st.grounding, st.spans, st.stated.values(),
+                               bundle.coverage)
     supporting = tuple(sorted(i.occurrence for i in st.members)) if st.complete else ()
     if st.complete:
         supporting = tuple(sorted({*supporting, *(f.stated for f in st.findings if f.stated)}))

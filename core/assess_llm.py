@@ -20,7 +20,10 @@ From the reply's judgments (item id, relation id, polarity, certainty, basis):
 A judgment counts only if it cites an item of the bundle and a relation of the query, the item
 is bound to one of that relation's events and is in a resolved scope unit (scope-unknown items
 cannot by themselves establish support or refutation), and, for an order or window counter, the
-item's time is resolved. Everything else is discarded. The label uses the same thresholds.
+item's time is resolved, and a counter judgment (absence, order, window: each a claim about every
+occurrence) needs the bundle to hold every grounded occurrence of the relation's two events in the
+item's unit (core.coverage), as in core.counter. Everything else is discarded. The label uses the
+same thresholds.
 
 Eq. 8: temperature 0, a fixed seed, JSON output, and a cache keyed by bundle hash + model +
 prompt hash (on disk under settings.cache_dir, and in process), so a repeated bundle is never
@@ -207,6 +210,8 @@ def score_judgments(
         span = st.spans.get(item.occurrence)
         if basis in ("order", "window") and not (span is not None and span.resolved):
             continue
+        if not (bundle.complete(rel.source, item.unit) and bundle.complete(rel.target, item.unit)):
+            continue  # absence and order are claims about every occurrence: the bundle must hold them all
         if w > counter:
             counter, counter_failure = w, _BASIS[basis]
         weights[item.occurrence] = max(weights.get(item.occurrence, 0.0), w)

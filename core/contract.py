@@ -6,6 +6,10 @@ stands for each event, and the contract re-checks every basis from the item and 
 alone; a claim that does not hold is dropped and reported in the bundle (`unbound`). When the
 caller passes the index's own occurrences (`known`), a candidate whose occurrence differs from
 the record's is rejected too ("provenance"): discovery cannot rewrite what an item is.
+A candidate is nothing but that occurrence and its bases: every field that changes how an item
+reads (its assertion, including a "History of ..." display read as historical, core.reading;
+its time, the result time when the query asks for it; its binding) is derived here from the
+item and the query.
 
 The bundle holds no scores, ranks, search state or memory: whatever discovery did to find
 a candidate, only what the candidate *is* reaches the assessor (paper Eq. 4-5). What the
@@ -17,13 +21,15 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import orjson
 from medeventgraph.core.binding import BindingBasis, BindingContext, basis_holds, cited_words
+from medeventgraph.core.coverage import CoverageRow, coverage, is_complete
 from medeventgraph.core.lexicon import Lexicon, normalize_text
 from medeventgraph.core.query import Scope, VerificationQuery
+from medeventgraph.core.reading import HistoryReading
 from medeventgraph.core.stated import StatedItem, check_stated, find_stated
 from medeventgraph.core.store import render_context
 from medeventgraph.occurrence import (
@@ -46,7 +52,6 @@ class Candidate:
 
     occurrence: Occurrence
     basis: tuple[BindingBasis, ...]
-    historical_display: bool = False
 
     @property
     def events(self) -> tuple[str, ...]:
@@ -101,10 +106,15 @@ class EvidenceBundle:
     rejected: tuple[tuple[str, int], ...] = ()  # (reason, count), sorted: what the contract refused
     unbound: tuple[tuple[str, str], ...] = ()  # (occurrence, basis) claims that did not hold
     stated: tuple[StatedItem, ...] = ()  # orders the notes state between admitted items (core.stated)
+    coverage: tuple[CoverageRow, ...] = ()  # (event, unit, held, grounded): see core.coverage
 
     @property
     def rejected_counts(self) -> dict[str, int]:
         return dict(self.rejected)
+
+    def complete(self, event: str, unit: str | None) -> bool:
+        """Does the bundle hold every occurrence the record grounds for `event` in `unit`?"""
+        return is_complete(self.coverage, event, unit)
 
 
 def scope_unit(occ: Occurrence, scope: Scope, episodes: Mapping[str, str]) -> str | None:
@@ -150,9 +160,11 @@ def _result_time(
     return basis, bool(resulted), ()
 
 
-def _item(cand: Candidate, unit: str | None, resulted: bool = False) -> EvidenceItem:
+def _item(cand: Candidate, unit: str | None, reading: HistoryReading, resulted: bool = False) -> EvidenceItem:
     occ = cand.occurrence
-    assertion = replace(occ.assertion, historical=True) if cand.historical_display else occ.assertion
+    displays = _displays(occ)
+    historical = reading.historical(displays, cand.events)
+    assertion = replace(occ.assertion, historical=True) if historical else occ.assertion
     open_end = occ.kind is Kind.CONDITION and occ.origin is Origin.STRUCTURED and occ.time.end is None
     return EvidenceItem(
         occurrence=occ.id,
@@ -175,7 +187,7 @@ def _item(cand: Candidate, unit: str | None, resulted: bool = False) -> Evidence
         source=occ.source,
         derived_from=occ.derived_from,
         copied_from=occ.extra_value("copied_from"),
-        displays=_displays(occ),
+        displays=displays,
         basis=tuple(sorted(set(cand.basis))),
         action="resulted" if resulted else _action(occ),
     )
@@ -213,25 +225,72 @@ def contract(
     episodes: Mapping[str, str],
     lexicon: Lexicon,
     known: Mapping[str, Occurrence] | None = None,
+    reference: Sequence[Candidate] | None = None,
 ) -> EvidenceBundle:
     """Adm(z;c) = patient AND provenance AND source AND binding AND scope != invalid, then
-    freeze and hash."""
+    freeze and hash. `reference`: every grounded occurrence of the query's events in the
+    record (core.simple.grounded_candidates), which the bundle's `coverage` is measured
+    against; without one, no (event, unit) counts as complete."""
+    candidates = list(candidates)
+    ctx = BindingContext.of(query, lexicon)
+    checked: dict[tuple[_Probe, BindingBasis], bool] = {}
+    bound, rejected, unbound = _bind(query, patient, candidates, resources, documents, known, ctx, checked)
+    placed = _units(bound, query, episodes)
+    if reference is None:
+        cover: tuple[CoverageRow, ...] = ()
+    else:
+        same = reference is candidates or list(reference) == candidates
+        expected = placed if same else _units(
+            _bind(query, patient, reference, resources, documents, known, ctx, checked)[0], query, episodes)
+        cover = coverage([(c.occurrence.id, c.events, u) for c, _, u in placed],
+                         [(c.occurrence.id, c.events, u) for c, _, u in expected])
+    scoped = _drop_scope_invalid(placed, query, rejected)
+    present = {c.occurrence.id for c, _, _ in scoped}
+    # Copied-forward text is not independent evidence: keep the origin when it is present.
+    originals = [(c, resulted, unit) for c, resulted, unit in scoped
+                 if not ((origin := c.occurrence.extra_value("copied_from")) and origin in present)]
+    rejected["copied_forward"] += len(scoped) - len(originals)
+    reading = HistoryReading(dict(ctx.events), ctx.expansion)
+    kept = [_item(c, unit, reading, resulted) for c, resulted, unit in originals]
+    kept.sort(key=lambda i: (i.occurrence, i.events))
+    frozen = tuple(kept)
+    refused = tuple(sorted((+rejected).items()))
+    claims = tuple(sorted(unbound))
+    by_id = {i.occurrence: i for i in frozen}
+    stated = tuple(s for s in find_stated(query, frozen, documents) if check_stated(s, query, by_id, documents))
+    digest = bundle_hash(query, patient, frozen, refused, claims, stated, cover)
+    return EvidenceBundle(query, patient, frozen, digest, refused, claims, stated, cover)
+
+
+def _bind(
+    query: VerificationQuery,
+    patient: str,
+    candidates: Iterable[Candidate],
+    resources: Mapping[str, object],
+    documents: Mapping[str, NoteDocument],
+    known: Mapping[str, Occurrence] | None,
+    ctx: BindingContext,
+    checked: dict[tuple[_Probe, BindingBasis], bool],
+) -> tuple[list[tuple[Candidate, bool]], Counter[str], set[tuple[str, str]]]:
+    """Patient, provenance, source and binding: (candidate with the bases that hold, whether
+    its time is the result time) per admitted occurrence, what was refused, and the claims
+    that did not hold. `checked` memoises basis checks across calls on one query, keyed by
+    what the check reads (the probe), never by an id a forged occurrence could share."""
     rejected: Counter[str] = Counter()
     unbound: set[tuple[str, str]] = set()
-    ctx = BindingContext.of(query, lexicon)
     merged: dict[str, Candidate] = {}
     for cand in candidates:
         occ = cand.occurrence
         if occ.patient != patient:
             rejected["patient"] += 1
-        elif known is not None and known.get(occ.id) != occ:
+        elif known is not None and known.get(occ.id) is not occ and known.get(occ.id) != occ:
             rejected["provenance"] += 1
         elif not _source_resolves(occ, resources, documents):
             rejected["source"] += 1
         else:
             prev = merged.get(occ.id)  # source-level dedup: one item per occurrence
             if prev is not None:
-                cand = Candidate(occ, prev.basis + cand.basis, prev.historical_display or cand.historical_display)
+                cand = Candidate(occ, prev.basis + cand.basis)
             merged[occ.id] = cand
     bound: list[tuple[Candidate, bool]] = []
     for cand in merged.values():
@@ -239,7 +298,7 @@ def contract(
         probe = _Probe(occ.kind, occ.status, _displays(occ), _codes(occ), _action(occ), occ.issued is not None,
                        occ.derived_from, occ.value, cited_words(occ.source, documents))
         claimed = sorted(set(cand.basis))
-        holding = tuple(b for b in claimed if basis_holds(b, probe, ctx))
+        holding = tuple(b for b in claimed if _holds(b, probe, ctx, checked))
         for b in set(claimed) - set(holding):
             unbound.add((cand.occurrence.id, b.describe()))
         if not holding:
@@ -248,41 +307,42 @@ def contract(
         holding, resulted, dropped = _result_time(holding, query)
         for b in dropped:
             unbound.add((cand.occurrence.id, b.describe()))
-        bound.append((Candidate(cand.occurrence, holding, cand.historical_display), resulted))
-    items = [_item(c, scope_unit(c.occurrence, query.scope, episodes), resulted) for c, resulted in bound]
-    items = _drop_scope_invalid(items, query, rejected)
-    present = {i.occurrence for i in items}
-    # Copied-forward text is not independent evidence: keep the origin when it is present.
-    kept = [i for i in items if not (i.copied_from and i.copied_from in present)]
-    rejected["copied_forward"] += len(items) - len(kept)
-    kept.sort(key=lambda i: (i.occurrence, i.events))
-    frozen = tuple(kept)
-    refused = tuple(sorted((+rejected).items()))
-    claims = tuple(sorted(unbound))
-    by_id = {i.occurrence: i for i in frozen}
-    stated = tuple(s for s in find_stated(query, frozen, documents) if check_stated(s, query, by_id, documents))
-    digest = bundle_hash(query, patient, frozen, refused, claims, stated)
-    return EvidenceBundle(query, patient, frozen, digest, refused, claims, stated)
+        bound.append((Candidate(cand.occurrence, holding), resulted))
+    return bound, rejected, unbound
 
 
-def _drop_scope_invalid(
-    items: list[EvidenceItem], query: VerificationQuery, rejected: Counter[str]
-) -> list[EvidenceItem]:
-    """An item whose scope unit holds no candidate of any other event cannot be used jointly."""
+def _holds(basis: BindingBasis, probe: _Probe, ctx: BindingContext,
+           checked: dict[tuple[_Probe, BindingBasis], bool]) -> bool:
+    key = (probe, basis)
+    if key not in checked:
+        checked[key] = basis_holds(basis, probe, ctx)
+    return checked[key]
+
+
+Placed = tuple[Candidate, bool, str | None]  # a bound candidate, whether resulted, its scope unit
+
+
+def _units(bound: list[tuple[Candidate, bool]], query: VerificationQuery, episodes: Mapping[str, str]) -> list[Placed]:
+    return [(c, resulted, scope_unit(c.occurrence, query.scope, episodes)) for c, resulted in bound]
+
+
+def _drop_scope_invalid(placed: list[Placed], query: VerificationQuery, rejected: Counter[str]) -> list[Placed]:
+    """An item whose scope unit holds no candidate of any other event cannot be used jointly
+    (decided before items are built: most of a long record's rows fall here)."""
     if query.scope is Scope.PATIENT:
-        return items
+        return placed
     units_by_event: dict[str, set[str]] = defaultdict(set)
-    for i in items:
-        if i.unit:
-            for e in i.events:
-                units_by_event[e].add(i.unit)
+    for c, _, unit in placed:
+        if unit:
+            for e in c.events:
+                units_by_event[e].add(unit)
     out = []
-    for i in items:
-        others = {u for e, units in units_by_event.items() if e not in i.events for u in units}
-        if i.unit and others and i.unit not in others:
+    for c, resulted, unit in placed:
+        others = {u for e, units in units_by_event.items() if e not in c.events for u in units}
+        if unit and others and unit not in others:
             rejected["scope"] += 1
             continue
-        out.append(i)
+        out.append((c, resulted, unit))
     return out
 
 
@@ -293,9 +353,10 @@ def bundle_hash(
     rejected: tuple[tuple[str, int], ...] = (),
     unbound: tuple[tuple[str, str], ...] = (),
     stated: tuple[StatedItem, ...] = (),
+    coverage: tuple[CoverageRow, ...] = (),
 ) -> str:
     content: dict[str, object] = {"query": query.dump(), "patient": patient, "items": items, "rejected": rejected,
-                                  "unbound": unbound}
+                                  "unbound": unbound, "coverage": coverage}
     if stated:  # bundles without a stated order keep the hash they had
         content["stated"] = stated
     payload = orjson.dumps(

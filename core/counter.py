@@ -6,17 +6,26 @@ ground it. Every piece weighs its strength times its certainty:
   documented absence  a negated mention, a not-done or refuted row of an endpoint, in scope,
                       where the relation puts the event (after the anchor for "before", ...):
                       strength 1; one piece per item.
-  recorded order      every time-resolved pair of a relation in one scope unit contradicts it;
-                      one piece per relation, as strong as its closest pair is past the
-                      contradiction (`order_strength`): 0.6 when the pair's start windows are
-                      level, 1 from an hour reversed (ORDER_SCALE: recording delays of minutes
-                      are common, an hour is past them); outside `within`: 0.6 at the window,
-                      1 at twice the window (as a KDIGO rise is "well past" at twice its margin).
+  recorded order      every time-resolved pair of a relation, in every scope unit the record
+                      grounds both of its events in, contradicts it; one piece per relation,
+                      as strong as its closest pair is past the contradiction
+                      (`order_strength`). ORDER_SCALE (an hour) is the recording-delay scale:
+                      stamps reversed by less than it may be charting order, not event order,
+                      so they weigh below 0.6 (tau-), growing from 0 at level stamps; 0.6 an
+                      hour reversed, 1 an hour further. Outside `within` likewise: below 0.6 for
+                      less than an hour past the window, 0.6 an hour past it, 1 a whole window
+                      further.
   stated order        a note sentence states the reverse order between two grounding mentions:
                       strength 0.8 (STATED_STRENGTH, as on the support side: a sentence is
                       weaker evidence of order than two time stamps); one piece per statement.
   certainty           1 when every item of the piece is asserted without hedging, 0.5 when one
                       is uncertain ("possible", "cannot rule out"): uncertain evidence weighs half.
+
+Completeness: "every pair contradicts" and "documented absent where the event should be" are
+claims about all of the record's occurrences, so an order or absence piece needs the bundle to
+hold every grounded occurrence of both of its events in the unit (core.coverage): a bundle a
+budget cut short never refutes by them. A stated order is one sentence's explicit claim and
+needs no completeness.
 
 Independent pieces combine as a noisy-OR, S- = 1 - prod(1 - w): each further piece raises S-,
 none alone is exceeded, and S- stays in [0, 1]. tau- is chosen on dev above 0.5 (tuning.py), so
@@ -28,17 +37,21 @@ one uncertain negation (0.5) never refutes alone, two (0.75) can.
 0.75
 >>> combine_weights([1.0]), combine_weights([])  # a certain negation; no counter-evidence
 (1.0, 0.0)
->>> order_strength("opposite order", reversed_by=timedelta(minutes=3))  # stamps 3 min reversed
-0.62
->>> order_strength("opposite order", reversed_by=timedelta(minutes=30))
+>>> order_strength("opposite order", reversed_by=timedelta(seconds=73))  # within charting delays
+0.0122
+>>> order_strength("opposite order", reversed_by=timedelta(minutes=30))  # still below tau-
+0.3
+>>> order_strength("opposite order", reversed_by=timedelta(minutes=90))  # past the delay scale
 0.8
 >>> order_strength("opposite order", reversed_by=timedelta(days=2))  # past any charting delay
 1.0
->>> order_strength("outside window", gap=timedelta(hours=30), within=timedelta(hours=24))  # 25% past
+>>> order_strength("outside window", gap=timedelta(minutes=75), within=timedelta(hours=1))  # 15 min over
+0.15
+>>> order_strength("outside window", gap=timedelta(hours=31), within=timedelta(hours=24))  # 7 h over
 0.7
->>> order_strength("outside window", gap=timedelta(hours=48), within=timedelta(hours=24))
+>>> order_strength("outside window", gap=timedelta(hours=49), within=timedelta(hours=24))
 1.0
->>> combine_weights([order_strength("opposite order", reversed_by=timedelta(minutes=30)),
+>>> combine_weights([order_strength("opposite order", reversed_by=timedelta(minutes=90)),
 ...                  piece_weight(STATED_STRENGTH)])  # recorded order and a note's words agree
 0.96
 >>> piece_weight(STATED_STRENGTH, uncertain=True)  # "possibly before": a hedged stated order
@@ -52,6 +65,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from medeventgraph.core.contract import EvidenceItem
+from medeventgraph.core.coverage import CoverageRow, complete_units
 from medeventgraph.core.query import RelationSpec, RelationType
 from medeventgraph.core.stated import StatedItem, stated_counter
 from medeventgraph.core.timing import Span, Timing, Window, compare, span_of
@@ -61,10 +75,10 @@ from medeventgraph.occurrence import Origin
 __all__ = ["ORDER_SCALE", "STATED_STRENGTH", "Counter", "Piece", "combine_weights", "counter_evidence", "denies",
            "grounds", "order_strength", "piece_weight"]
 
-ORDER_SCALE = timedelta(hours=1)
+ORDER_SCALE = timedelta(hours=1)  # recording delays: within it, reversed stamps may be charting order
 STATED_STRENGTH = 0.8
 UNCERTAIN = 0.5
-_AT_CRITERION = 0.6  # a contradiction just established weighs this; as S_num's "just past"
+_AT_CRITERION = 0.6  # a contradiction one delay scale past weighs this (tau-); as S_num's "just past"
 _MID_CAP = timedelta(days=1)  # an open or coarse window says little about where in it the event lies
 # Equal weights name the failure in this order: two time stamps, then a note's words, then absence.
 _PRIORITY = {FailureType.WINDOW: 0, FailureType.OPPOSITE_ORDER: 0, "stated": 1, FailureType.NEGATED: 2}
@@ -119,21 +133,33 @@ def combine_weights(weights: Iterable[float]) -> float:
 
 def order_strength(reason: str, *, reversed_by: timedelta = timedelta(0), gap: timedelta = timedelta(0),
                    within: timedelta | None = None) -> float:
-    """How far a resolved pair is past contradicting its relation: 0.6 at the contradiction,
-    1 an ORDER_SCALE reversed (or apart, for disjoint intervals), or at twice `within`."""
+    """How far a resolved pair is past contradicting its relation. Up to ORDER_SCALE past (how
+    far reversed, how far apart for disjoint intervals, how far beyond `within`) it weighs
+    below 0.6, from 0; then 0.6 rising to 1 one margin further: ORDER_SCALE for an order,
+    `within` itself for a window."""
     if reason == "outside window" and within is not None:
-        past = (gap / within - 1.0) if within > timedelta(0) else 1.0
+        excess, margin = gap - within, (within if within > timedelta(0) else ORDER_SCALE)
     else:
-        past = max(reversed_by, gap) / ORDER_SCALE
-    return round(_AT_CRITERION + (1 - _AT_CRITERION) * min(1.0, max(0.0, past)), 4)
+        excess, margin = max(reversed_by, gap), ORDER_SCALE
+    if excess < ORDER_SCALE:
+        return round(_AT_CRITERION * max(0.0, excess / ORDER_SCALE), 4)
+    return round(_AT_CRITERION + (1 - _AT_CRITERION) * min(1.0, (excess - ORDER_SCALE) / margin), 4)
 
 
 def counter_evidence(relations: list[RelationSpec], by_event: Mapping[str, list[EvidenceItem]],
                      grounding: Mapping[str, list[EvidenceItem]], spans: Mapping[str, Span | None],
-                     stated: Iterable[StatedItem]) -> Counter:
-    """Every piece of counter-evidence in the bundle, weighed and combined."""
+                     stated: Iterable[StatedItem], coverage: Iterable[CoverageRow] = ()) -> Counter:
+    """Every piece of counter-evidence in the bundle, weighed and combined. `coverage`: the
+    bundle's rows (core.coverage); without them no order or absence piece can be complete."""
+    rows = tuple(coverage)
+    complete = complete_units(rows)
+    grounded: dict[str, set[str]] = {}
+    for e, u, _, total in rows:
+        if total:
+            grounded.setdefault(e, set()).add(u)
     items = {i.occurrence: i for group in by_event.values() for i in group}
-    pieces = [*_absence_pieces(relations, by_event, grounding, spans), *_order_pieces(relations, grounding, spans),
+    pieces = [*_absence_pieces(relations, by_event, grounding, spans, complete),
+              *_order_pieces(relations, grounding, spans, complete, grounded),
               *_stated_pieces(relations, stated, items)]
     if not pieces:
         return Counter(0.0, frozenset(), None, ())
@@ -142,7 +168,7 @@ def counter_evidence(relations: list[RelationSpec], by_event: Mapping[str, list[
     return Counter(combine_weights(p.weight for p in pieces), ids, top.failure, tuple(pieces))
 
 
-def _absence_pieces(relations, by_event, grounding, spans) -> list[Piece]:
+def _absence_pieces(relations, by_event, grounding, spans, complete) -> list[Piece]:
     absent: dict[str, EvidenceItem] = {}
     for r in relations:
         for negated_event, other_event in ((r.target, r.source), (r.source, r.target)):
@@ -151,6 +177,8 @@ def _absence_pieces(relations, by_event, grounding, spans) -> list[Piece]:
             for item in by_event.get(negated_event, []):
                 if not denies(item) or not item.unit or item.occurrence in absent:
                     continue
+                if (negated_event, item.unit) not in complete or (other_event, item.unit) not in complete:
+                    continue  # the bundle may lack the affirmed occurrence, or the anchor it would follow
                 if _missed_instance(item) and item.unit in given_units:
                     continue
                 if any(anchor.unit == item.unit and _negation_in_window(
@@ -197,13 +225,20 @@ def _pair_strength(r: RelationSpec, sa: Span, sb: Span, reason: str) -> float:
     return order_strength(reason, reversed_by=_mid(first.start) - _mid(then.start))
 
 
-def _order_pieces(relations, grounding, spans) -> list[Piece]:
-    return [p for r in relations if (p := _order_piece(r, grounding, spans)) is not None]
+def _order_pieces(relations, grounding, spans, complete, grounded) -> list[Piece]:
+    return [p for r in relations if (p := _order_piece(r, grounding, spans, complete, grounded)) is not None]
 
 
-def _order_piece(r: RelationSpec, grounding, spans) -> Piece | None:
-    """When every time-resolved pair of `r` in one scope unit contradicts it: one piece, as
-    strong as the pair closest to satisfying it (the conservative reading)."""
+def _order_piece(r: RelationSpec, grounding, spans, complete=frozenset(), grounded=None) -> Piece | None:
+    """When every time-resolved pair of `r`, in every scope unit, contradicts it: one piece, as
+    strong as the pair closest to satisfying it (the conservative reading). "Every" needs the
+    bundle complete for both events in each unit the record grounds them both in, and in each
+    unit its pairs are in: a pair left out may be the one in the stated order."""
+    recorded = grounded or {}
+    units = recorded.get(r.source, set()) & recorded.get(r.target, set())
+    units |= {a.unit for a in grounding.get(r.source, [])} & {b.unit for b in grounding.get(r.target, [])}
+    if any((e, u) not in complete for u in units if u for e in (r.source, r.target)):
+        return None
     weights: list[float] = []
     reasons: set[str] = set()
     ids: set[str] = set()

@@ -1,4 +1,10 @@
-"""The discovery controller (paper Algorithm 1): search broadly, on both sides; decide narrowly.
+"""The budgeted search (paper Algorithm 1): search broadly, on both sides; decide narrowly.
+
+Not the default path: verdicts come from exhaustive grounding (core.simple) on every surface.
+The search is for where a budget is real, choosing at most `final_contexts` candidates (what an
+LLM assessor or a dense search over a very large record can look at). Its bundle is the search's
+own selection and nothing more; the contract records which events and scope units it holds
+completely (core.coverage), so a budget that left out the compatible pair cannot refute.
 
 Per depth d = 1..d_max: expand the frontier over the patient graph (K neighbours per node,
 by diffusion from the anchors), retrieve on both sides over every channel of the policy,
@@ -34,10 +40,10 @@ from medeventgraph.core.obligations import (
 from medeventgraph.core.query import VerificationQuery
 from medeventgraph.core.replan import initial_policy, replan
 from medeventgraph.core.select import final_candidates, hidden_report
-from medeventgraph.core.simple import Discovery, ground_all, query_mentions, simple_discovery
+from medeventgraph.core.simple import Discovery, ground_all, grounded_candidates, query_mentions
 from medeventgraph.core.timing import span_of
 from medeventgraph.core.twosided import Hit, bind, query_texts, retrieve
-from medeventgraph.core.verdict import Label
+from medeventgraph.core.verdict import FailureType, Label
 from medeventgraph.core.verify import admit
 from medeventgraph.occurrence import Occurrence, Origin
 from medeventgraph.settings import Settings
@@ -48,8 +54,8 @@ __all__ = ["ABLATIONS", "controller_discovery"]
 #   ppr         no diffusion: expansion and path ranking without personalised PageRank
 #   retrieval   no channel retrieval: only graph expansion nominates
 #   topb        no TopB cut: every ranked path is admitted, in rank order
-#   exhaustive  no record-wide deciding pass: the search's own selection is all the bundle gets
-ABLATIONS = frozenset({"ppr", "retrieval", "topb", "exhaustive"})
+#   replan      no replanning: every depth retrieves with the initial policy
+ABLATIONS = frozenset({"ppr", "retrieval", "topb", "replan"})
 
 _REASON_RANK = {"code": 0, "text": 1, "synonym": 2, "class": 3, "note": 4, "kind": 5}
 _HIDDEN_PER_UNIT = 60
@@ -60,12 +66,14 @@ def controller_discovery(
     query: VerificationQuery,
     settings: Settings,
     *,
-    memory: Mapping[Any, Mapping[str, object]] | None = None,
+    table: Mapping[FailureType, Mapping[str, object]] | None = None,
     ablate: frozenset[str] = frozenset(),
-    budget: int | None = None,
+    groundings: dict[str, Grounding] | None = None,
+    reference: list[Candidate] | None = None,
 ) -> Discovery:
-    """`budget`: at most this many candidates in all, deciding items first (the evaluation's
-    like-for-like cap); None keeps the record-wide deciding pass unbudgeted."""
+    """At most `settings.final_contexts` candidates, chosen by the search alone. `table`: the
+    replanning table (core.replan.DEFAULT_EDITS when None). `groundings` and `reference`
+    (core.simple) save a caller that has them computing them again."""
     unknown = set(ablate) - ABLATIONS
     if unknown:
         raise ValueError(f"unknown ablation {sorted(unknown)}; known: {sorted(ABLATIONS)}")
@@ -75,7 +83,10 @@ def controller_discovery(
         occ.setdefault(o.id, o)
         mention_ids.append(o.id)
     occ_all = occ.__getitem__
-    groundings = ground_all(index, query)
+    if groundings is None:
+        groundings = ground_all(index, query)
+    if reference is None:  # what each depth's coverage is measured against
+        reference = grounded_candidates(index, query, groundings)
     bindmap: dict[str, set[str]] = {}
     bases: dict[str, set[BindingBasis]] = {}
     historical: set[str] = set()
@@ -109,7 +120,6 @@ def controller_discovery(
     )
     dense_ok = index.store.has_dense
     policy = initial_policy(tuple(settings.channel_order), dense_ok)
-    memory_edits = dict(memory) if memory else None
     u = init_obligations(query)
     pool: dict[str, set[str]] = {e.id: set() for e in query.events}
     relevance: dict[str, float] = {}
@@ -170,8 +180,8 @@ def controller_discovery(
         for rank, x in enumerate(chosen):
             for _, oid in x.path.nodes:
                 best.setdefault(oid, (depth, rank, x.r))
-        candidates = final_candidates(query, occ, frozen_bind, frozen_bases, historical, best, ranked, settings.final_contexts)
-        bundle = admit(index, query, candidates)
+        candidates = final_candidates(query, occ, frozen_bind, frozen_bases, best, ranked, settings.final_contexts)
+        bundle = admit(index, query, candidates, reference)
         assessment = assess(bundle)
         u = update_obligations(u, bundle, assessment)
         failure = structured_failure(u, assessment)
@@ -193,8 +203,8 @@ def controller_discovery(
         })
         if assessment.label is Label.CONFLICTING or resolved(u, assessment):
             break
-        if failure is not None and replans < settings.r_max:
-            policy = replan(policy, failure, dense_ok=dense_ok, memory=memory_edits)
+        if failure is not None and replans < settings.r_max and "replan" not in ablate:
+            policy = replan(policy, failure, dense_ok=dense_ok, table=table)
             replans += 1
         frontier = [n for n in _rank_by(expanded, ppr) if n not in visited][: cap]
         visited.update(frontier)
@@ -202,17 +212,11 @@ def controller_discovery(
             break
     if unbindable:  # show what was found for the other events, best anchors first
         shown = list(dict.fromkeys(o for e in query.events for o in anchors.get(e.id, [])))
-        candidates = [Candidate(occ[o], frozen_bases[o], o in historical) for o in shown[: settings.final_contexts]]
-    reserved = 0
-    if "exhaustive" not in ablate:
-        candidates, reserved = _with_decisive(index, query, settings, candidates, groundings, budget)
-    elif budget is not None:
-        candidates = candidates[:budget]
+        candidates = [Candidate(occ[o], frozen_bases[o]) for o in shown[: settings.final_contexts]]
     meta: dict[str, Any] = {
-        "discovery": "controller",
+        "discovery": "search",
         "ablated": sorted(ablate),
-        "budget": budget,
-        "reserved": reserved,
+        "budget": settings.final_contexts,
         "unbindable": unbindable,
         "depths": trace,
         "replans": replans,
@@ -258,36 +262,6 @@ def _grounded(groundings: Mapping[str, Any], event: str) -> list[str]:
 
 def _can_ground(o: Occurrence, historical_display: bool) -> bool:
     return o.assertion.affirmed_current and not historical_display and o.status not in ("not-done", "refuted")
-
-
-def _with_decisive(
-    index: PatientIndex,
-    query: VerificationQuery,
-    settings: Settings,
-    candidates: list[Candidate],
-    groundings: dict[str, Grounding],
-    budget: int | None = None,
-) -> tuple[list[Candidate], int]:
-    """Add the items that decide the query over *every* grounded occurrence.
-
-    The context budget bounds what the ranked search hands over, but a verdict must not
-    depend on what the budget left out: a supporting chain that exists anywhere in the record
-    has to reach the bundle, and "every time-resolved pair is in the opposite order" can only
-    be judged over all of them. So the simple path's deciding chain and counter-evidence
-    are always added (a search signal, like the others; the assessor still sees only the
-    bundle). Under a `budget` the deciding items come first and the search's own fill the rest.
-    """
-    full = simple_discovery(index, query, settings, groundings)
-    bundle = admit(index, query, full.candidates)
-    assessment = assess(bundle)
-    decisive = set(assessment.supporting) | set(assessment.countering)
-    present = {c.occurrence.id for c in candidates}
-    extra = [c for c in full.candidates if c.occurrence.id in decisive and c.occurrence.id not in present]
-    if budget is None:
-        return candidates + extra, len(extra)
-    first = [c for c in candidates if c.occurrence.id in decisive] + extra
-    rest = [c for c in candidates if c.occurrence.id not in decisive]
-    return (first + rest)[:budget], len(extra)
 
 
 def _bind_hidden(index, query, occ, bindmap, bases, anchors) -> None:

@@ -3,7 +3,7 @@
 Aligned obligations: every named event has an affirmed grounding in the bundle, and every
 relation has a time-resolved deciding pair. Counter obligations: counter queries have run
 for every event. A structured failure names the first unmet obligation in a form the
-replanner (and procedural memory) can act on; it carries no patient content.
+replanner can act on; it carries no patient content.
 """
 
 from __future__ import annotations

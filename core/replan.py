@@ -43,7 +43,8 @@ def initial_policy(channel_order: tuple[str, ...] | None = None, dense: bool = F
     return Policy(channels=channels)
 
 
-# The built-in replanning table: failure -> policy edits. Memory may override an entry.
+# The replanning table: failure -> policy edits (written by hand; T11 in results/EVAL.md measures it
+# against replanning without failure-specific edits).
 DEFAULT_EDITS: dict[FailureType, dict[str, object]] = {
     FailureType.MISSING_ENDPOINT: {"add_channel": "dense", "note_mentions": True, "widen": 4.0, "more_hits": 2},
     FailureType.UNRESOLVED_TIME: {"follow_episode": True, "widen": 2.0, "note_mentions": True},
@@ -79,10 +80,10 @@ def replan(
     failure: FailureType,
     *,
     dense_ok: bool,
-    memory: Mapping[FailureType, Mapping[str, object]] | None = None,
+    table: Mapping[FailureType, Mapping[str, object]] | None = None,
 ) -> Policy:
-    """The next policy for a failure: memory's entry when it has one, else the default."""
-    edits = (memory or {}).get(failure) or DEFAULT_EDITS.get(failure, {"widen": 2.0})
+    """The next policy for a failure, from `table` (DEFAULT_EDITS when None)."""
+    edits = (DEFAULT_EDITS if table is None else table).get(failure) or {"widen": 2.0}
     new = apply_edits(policy, edits, dense_ok)
     if new == policy:  # nothing left to change on this axis: widen anyway so a retry differs
         new = apply_edits(policy, {"widen": 2.0, "more_hits": 2}, dense_ok)

@@ -133,6 +133,7 @@ def to_verdict(
         bundle_hash=bundle.hash,
         rejected=bundle.rejected_counts,
         unbound=[f"{occ} {basis}" for occ, basis in bundle.unbound],
+        coverage=[f"{event} {unit} {held}/{total}" for event, unit, held, total in bundle.coverage],
         excluded=dict(index.record.excluded),
         issues=issues,
         search=metadata,

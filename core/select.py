@@ -26,7 +26,6 @@ def final_candidates(
     occ: Mapping[str, Occurrence],
     bindmap: Mapping[str, tuple[str, ...]],
     bases: Mapping[str, tuple[BindingBasis, ...]],
-    historical: set[str],
     admitted: Mapping[str, tuple[int, int, float]],
     ranked: Sequence[Ranked],
     limit: int,
@@ -49,7 +48,7 @@ def final_candidates(
             if queues[k] and len(chosen) < limit:
                 chosen[queues[k].pop(0)] = None
     return [
-        Candidate(occ[o], tuple(b for b in bases[o] if b.event not in hidden or o in best_hidden), o in historical)
+        Candidate(occ[o], tuple(b for b in bases[o] if b.event not in hidden or o in best_hidden))
         for o in chosen
     ]
 

@@ -1,7 +1,10 @@
-"""The spine's simple discovery path: every grounded occurrence is a candidate.
+"""Exhaustive grounding: every grounded occurrence is a candidate (the default path).
 
-Kept beside the controller (core.discovery) as the baseline a benchmark compares against,
-and as the `discovery = "simple"` setting.
+`grounded_candidates` is every occurrence grounding binds to each event: what the contract
+measures a bundle's completeness against (core.contract, `coverage`), whatever discovery ran.
+`simple_discovery` hands it over as the candidates (hidden intermediates capped per scope
+unit, which the bundle's coverage then records as incomplete). The budgeted search
+(core.discovery) is the other discovery, for where a budget is real.
 """
 
 from __future__ import annotations
@@ -18,11 +21,13 @@ from medeventgraph.core.query import VerificationQuery
 from medeventgraph.occurrence import Occurrence
 from medeventgraph.settings import Settings
 
-__all__ = ["DiscoverFn", "Discovery", "ground_all", "query_mentions", "simple_discovery"]
+__all__ = ["HIDDEN_PER_UNIT", "DiscoverFn", "Discovery", "ground_all", "grounded_candidates", "query_mentions",
+           "simple_discovery"]
 
 # Hidden intermediates are grounded by kind alone; this caps them per scope unit in the
-# simple path so a patient's hundreds of labs cannot blow up the chain search.
-_HIDDEN_PER_UNIT = 60
+# exhaustive path so a patient's hundreds of labs cannot blow up the chain search. A unit
+# over the cap is then not complete for the hidden event: no order refutation rests on it.
+HIDDEN_PER_UNIT = 60
 
 
 @dataclass
@@ -60,28 +65,42 @@ def query_mentions(index: PatientIndex, query: VerificationQuery) -> list[Occurr
     return index.mentions_for(terms)
 
 
+def grounded_candidates(
+    index: PatientIndex,
+    query: VerificationQuery,
+    groundings: dict[str, Grounding] | None = None,
+) -> list[Candidate]:
+    """Every grounded occurrence of every named event, and every time-resolved occurrence of a
+    hidden event's kind in the scope units that hold a named one (no cap). `groundings` saves a
+    caller that already has them grounding the query twice."""
+    if groundings is None:
+        groundings = ground_all(index, query)
+    occ = {**index.occurrences, **{o.id: o for o in query_mentions(index, query)}}
+    candidates = [Candidate(occ[m.occurrence], (m.basis,)) for g in groundings.values() for m in g.matches
+                  if m.basis is not None]
+    hidden = [e for e in query.events if e.hidden]
+    if hidden:
+        candidates.extend(_hidden_candidates(index, query, candidates, hidden))
+    return candidates
+
+
 def simple_discovery(
     index: PatientIndex,
     query: VerificationQuery,
     settings: Settings,
     groundings: dict[str, Grounding] | None = None,
+    reference: list[Candidate] | None = None,
 ) -> Discovery:
-    """The spine's discovery: every grounded occurrence, hidden events by kind within the
-    scope units that hold the named events. `groundings` saves a caller that already has them
-    grounding the query twice."""
+    """The exhaustive path: `grounded_candidates`, hidden events at most HIDDEN_PER_UNIT per
+    scope unit (in id order). `reference`: those candidates, when the caller has them."""
     if groundings is None:
         groundings = ground_all(index, query)
-    occ = {**index.occurrences, **{o.id: o for o in query_mentions(index, query)}}
-    candidates = [
-        Candidate(occ[m.occurrence], (m.basis,), m.historical_display)
-        for g in groundings.values()
-        for m in g.matches
-    ]
-    hidden = [e for e in query.events if e.hidden]
-    if hidden:
-        candidates.extend(_hidden_candidates(index, query, candidates, hidden))
+    if reference is None:
+        reference = grounded_candidates(index, query, groundings)
+    hidden = {e.id for e in query.events if e.hidden}
+    candidates = _capped(reference, hidden, query, index.episodes) if hidden else reference
     meta = {
-        "discovery": "simple",
+        "discovery": "exhaustive",
         "grounding": {
             g.event: {
                 "matched": len(g.matches),
@@ -92,6 +111,19 @@ def simple_discovery(
         },
     }
     return Discovery(candidates, meta)
+
+
+def _capped(candidates: list[Candidate], hidden: set[str], query: VerificationQuery, episodes) -> list[Candidate]:
+    kept: dict[tuple[str, str | None], int] = {}
+    out = []
+    for c in candidates:
+        if hidden & set(c.events):
+            key = (c.events[0], scope_unit(c.occurrence, query.scope, episodes))
+            kept[key] = kept.get(key, 0) + 1
+            if kept[key] > HIDDEN_PER_UNIT:
+                continue
+        out.append(c)
+    return out
 
 
 def _hidden_candidates(index, query, named, hidden) -> list[Candidate]:
@@ -110,7 +142,7 @@ def _hidden_candidates(index, query, named, hidden) -> list[Candidate]:
             if u in units and o.time.resolved:
                 per_unit.setdefault(u, []).append(Candidate(o, (m.basis,)))
         for u in sorted(per_unit):
-            out.extend(sorted(per_unit[u], key=lambda c: c.occurrence.id)[:_HIDDEN_PER_UNIT])
+            out.extend(sorted(per_unit[u], key=lambda c: c.occurrence.id))
     return out
 
 

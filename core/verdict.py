@@ -99,8 +99,16 @@ class Verdict(BaseModel):
     bundle_hash: str
     rejected: dict[str, int] = Field(default_factory=dict, description="candidates the contract refused, by reason")
     unbound: list[str] = Field(default_factory=list, description="binding claims that did not hold: occurrence basis")
-    excluded: dict[str, int] = Field(default_factory=dict)
-    issues: list[dict[str, Any]] = Field(default_factory=list)
+    coverage: list[str] = Field(default_factory=list, description=(
+        "how much of the record's grounding the bundle holds, per event and scope unit: 'event unit held/grounded'; "
+        "an order or absence refutation needs both of its events complete"))
+    # From the input record and the service, not from the evidence bundle: outside `bundle_hash`.
+    excluded: dict[str, int] = Field(default_factory=dict, description=(
+        "input record: resources set aside on ingest (other patients', unreadable), by reason; not part of the "
+        "bundle or its hash"))
+    issues: list[dict[str, Any]] = Field(default_factory=list, description=(
+        "input record and service: FHIR validation of the cited resources, an LLM assessor's fallback, as "
+        "OperationOutcome issues; not part of the bundle or its hash"))
     search: dict[str, Any] = Field(
         default_factory=dict, description="discovery metadata (for audit only; never decides)"
     )

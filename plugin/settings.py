@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["Settings"]
@@ -18,7 +18,10 @@ class Settings(BaseSettings):
 
     # retrieval and discovery
     lexical_backend: Literal["tantivy", "whoosh"] = "tantivy"
-    discovery: Literal["controller", "simple"] = "controller"
+    # "exhaustive": every grounded occurrence goes to the contract (the default, every surface);
+    # "search": the budgeted controller (core/discovery.py), `final_contexts` candidates at most,
+    # for where a budget is real (an LLM assessor's context, a dense search over a large record)
+    discovery: Literal["exhaustive", "search"] = "exhaustive"
     channel_order: list[Literal["lexical", "metadata", "dense"]] = Field(default=["lexical", "metadata", "dense"])  # dense is used only when the extra is installed and `dense` is on
     dense: bool = False  # needs the `dense` extra
     d_max: int = Field(default=5, ge=1, le=20)
@@ -27,8 +30,6 @@ class Settings(BaseSettings):
     top_b: int = Field(default=8, ge=1, le=200)
     final_contexts: int = Field(default=12, ge=1, le=500)
     epsilon: float = Field(default=0.2, ge=0.0, le=1.0)
-    memory: bool = False
-    memory_path: Path | None = None
     notes: bool = True  # run the note NLP pipeline over DocumentReference/DiagnosticReport text
     max_note_chars: int = Field(default=200_000, ge=1_000)  # text per attachment, after HTML stripping
     # input limits (fhir_adapters/limits.py): decoded attachment bytes read before stripping, one
@@ -83,6 +84,12 @@ class Settings(BaseSettings):
     smart_max_sessions: int = Field(default=1000, ge=1)
     # "none" for EHRs that embed the app in a cross-site iframe (then the cookie is Secure)
     smart_cookie_samesite: Literal["lax", "strict", "none"] = "lax"
+
+    @field_validator("discovery", mode="before")
+    @classmethod
+    def _discovery_names(cls, v: object) -> object:
+        """The names before issue 20 ("simple", "controller") still select the same paths."""
+        return {"simple": "exhaustive", "controller": "search"}.get(v, v) if isinstance(v, str) else v
 
     @model_validator(mode="after")
     def _llm_configured(self) -> Settings:

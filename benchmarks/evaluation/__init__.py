@@ -25,37 +25,16 @@ def _parser() -> argparse.ArgumentParser:
                    help="also write the dev-selected tau+/tau- into core/resources/thresholds.json (an explicit "
                         "step, never part of `make eval`)")
     p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--methods", default="B1,B2,B3,B4,B5,B6,B7,hipporag2,lightrag,kg2rag,"
-                                        "B6-ppr-off,B6-retrieval-off,B6-topb-off,B6-exhaustive-off,exhaustive")
+    p.add_argument("--methods", default="B1,B2,B3,B4,B5,B6,hipporag2,lightrag,kg2rag,S5,S10,S20,S40,"
+                                        "S20-ppr-off,S20-retrieval-off,S20-topb-off,S20-replan-off")
     p.add_argument("--quiet", action="store_true")
     return p
-
-
-def _distill(argv: list[str]) -> int:
-    from medeventgraph.evaluation.data import default_data_dir
-    from medeventgraph.evaluation.distill import distill
-
-    p = argparse.ArgumentParser(prog="medeventgraph eval distill-memory",
-                                description="learn procedural memory from dev-split failures")
-    p.add_argument("--data", type=Path, default=default_data_dir())
-    p.add_argument("--out", type=Path, default=None, help="default: core/resources/memory.json")
-    p.add_argument("--smoke", action="store_true")
-    p.add_argument("--seed", type=int, default=7)
-    args = p.parse_args(argv)
-    from importlib import resources
-
-    out = args.out or Path(str(resources.files("medeventgraph.core").joinpath("resources/memory.json")))
-    doc = distill(args.data, out, smoke=args.smoke, seed=args.seed)
-    print(f"wrote {out}: {len(doc['policies'])} policies from {doc['provenance']['queries']} dev queries")
-    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     import sys
 
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["distill-memory"]:
-        return _distill(argv[1:])
     args = _parser().parse_args(argv)
     from medeventgraph.evaluation.orchestrate import evaluate
 

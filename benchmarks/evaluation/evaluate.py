@@ -1,11 +1,13 @@
 """Turn runs + gold into the report's numbers: per-protocol BA/F1 with patient-cluster
 intervals, FSR beside supported recall, paired tests (Holm), T4 context P/R, T6 strata,
-T7 memory on/off, T8 latest-time split, T10 funnel. Only this module and report read gold."""
+T8 latest-time split, T10 funnel, and the budgeted search against B6
+(fidelity per budget, ablations, budgets that drop the compatible pair). Only this module and
+report read gold."""
 
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from statistics import mean
 
 from medeventgraph.evaluation import metrics as M
@@ -60,7 +62,7 @@ def score_all(cases: list[Case], gold: dict[str, Gold], rows: list[Row], labels,
             for metric in ("ba", "f1", "fsr", "sup_recall"):
                 s[metric + "_ci"] = M.bootstrap_ci(y, p, clusters, metric, replicates, seed)
             res["methods"][m] = s
-        others = [m for m in methods if m not in (REFERENCE, "B7") and not METHODS[m].ablation]
+        others = [m for m in methods if m != REFERENCE and not METHODS[m].ablation]
         if REFERENCE in preds:
             for m in others:
                 for metric in ("ba", "f1"):
@@ -76,10 +78,10 @@ def score_all(cases: list[Case], gold: dict[str, Gold], rows: list[Row], labels,
         proto, m, metric = key.split("|")
         out["protocols"][proto]["methods"][m][f"p_holm_{metric}_vs_B6"] = p
     out["holm_family_size"] = len([p for p in family.values() if not math.isnan(p)])
-    out["ablations"] = _ablations(cases, gold, labels, splits, latest, methods)
+    out["ablations"] = _ablations(cases, gold, labels, splits, latest, methods, rows)
+    out["dropped_pair"] = _dropped_pair(cases, splits, latest, methods, rows, labels)
     out["t6_strata"] = _strata(cases, gold, labels, splits, methods)
     out["t4"] = _context(cases, gold, rows, splits)
-    out["t7"] = _memory(cases, gold, labels, splits, rows)
     out["t10"] = _funnel(cases, gold, rows, labels, splits)
     out["timing_ms"] = {m: round(1000 * mean(r.seconds for r in rows if r.method == m), 2) for m in methods}
     out["bundle_size"] = {m: round(mean(r.out.extra.get("bundle", len(r.out.retrieved)) for r in rows
@@ -90,12 +92,15 @@ def score_all(cases: list[Case], gold: dict[str, Gold], rows: list[Row], labels,
 ABLATED_ON = ("T3", "T5", "T6", "T9", "T10")
 
 
-def _ablations(cases, gold, labels, splits, latest, methods):
-    """B6 beside each ablation and the unbudgeted exhaustive reference, on the protocols where
-    search should matter: BA, FSR and how many test verdicts equal B6's (four-way labels)."""
-    rows = [m for m in methods if METHODS[m].ablation]
-    if REFERENCE not in methods or not rows:
+def _ablations(cases, gold, labels, splits, latest, methods, rows):
+    """B6 beside each budgeted-search row (fidelity budgets, ablations) on the protocols
+    where search should matter: BA, FSR, how many test verdicts equal B6's (four-way labels),
+    and what each costs: mean bundle size and ms per query."""
+    names = [m for m in methods if METHODS[m].ablation]
+    if REFERENCE not in methods or not names:
         return {}
+    cost: dict[tuple[str, str], tuple[float, int]] = {(r.case, r.method): (r.seconds, r.out.extra.get("bundle", 0))
+                                                      for r in rows}
     res: dict = {}
     for proto in ABLATED_ON:
         pcs = _protocol_cases(cases, splits, latest, proto)
@@ -103,11 +108,36 @@ def _ablations(cases, gold, labels, splits, latest, methods):
             continue
         y = M.binary([gold[c.id].binary for c in pcs])
         per = {}
-        for m in [REFERENCE, *rows]:
+        for m in [REFERENCE, *names]:
             s = M.scores(y, M.binary([labels[(c.id, m)] for c in pcs]))
             per[m] = {"ba": s["ba"], "fsr": s["fsr"], "sup_recall": s["sup_recall"],
-                      "same_as_B6": sum(labels[(c.id, m)] == labels[(c.id, REFERENCE)] for c in pcs)}
+                      "same_as_B6": sum(labels[(c.id, m)] == labels[(c.id, REFERENCE)] for c in pcs),
+                      "same_as_S20": (sum(labels[(c.id, m)] == labels[(c.id, "S20")] for c in pcs)
+                                      if "S20" in methods else None),
+                      "bundle": round(mean(cost[(c.id, m)][1] for c in pcs), 1),
+                      "ms": round(1000 * mean(cost[(c.id, m)][0] for c in pcs), 2)}
         res[proto] = {"n": len(pcs), "methods": per}
+    return res
+
+
+def _dropped_pair(cases, splits, latest, methods, rows, labels):
+    """Per search row and protocol: test queries B6 supports whose search bundle holds less than
+    the record's grounding and does not support: the budget left the compatible pair out. What
+    the search said, and what the same bundle would say if it were read as complete (the
+    refutations the completeness rule prevents)."""
+    names = [m for m in methods if METHODS[m].ablation]
+    by = {(r.case, r.method): r.out for r in rows}
+    res: dict = {}
+    for proto in ABLATED_ON:
+        pcs = [c for c in _protocol_cases(cases, splits, latest, proto) if labels.get((c.id, REFERENCE)) == "supported"]
+        per = {}
+        for m in names:
+            hit = [c for c in pcs if (c.id, m) in by and not by[(c.id, m)].extra.get("complete", True)
+                   and labels[(c.id, m)] != "supported"]
+            per[m] = {"n": len(hit),
+                      "verdicts": dict(sorted(Counter(labels[(c.id, m)] for c in hit).items())),
+                      "as_complete": dict(sorted(Counter(by[(c.id, m)].extra.get("as_complete") for c in hit).items()))}
+        res[proto] = {"b6_supported": len(pcs), "methods": per}
     return res
 
 
@@ -136,19 +166,6 @@ def _context(cases, gold, rows, splits):
         acc[r.method].append((recall, precision))
     return {m: {"ctx_recall": mean(x[0] for x in v), "ctx_precision": mean(x[1] for x in v), "n": len(v)}
             for m, v in acc.items()}
-
-
-def _memory(cases, gold, labels, splits, rows):
-    ids = [c.id for c in cases if splits[c.patient] == "test" and c.protocol in ("T3", "T5", "T6", "T9")]
-    have = {(r.case, r.method) for r in rows}
-    pairs = [i for i in ids if (i, "B6") in have and (i, "B7") in have]
-    if not pairs:
-        return {}
-    same = sum(labels[(i, "B6")] == labels[(i, "B7")] for i in pairs)
-    y = M.binary([gold[i].binary for i in pairs])
-    return {"n": len(pairs), "identical_verdicts": same,
-            "B6": M.scores(y, M.binary([labels[(i, "B6")] for i in pairs])),
-            "B7": M.scores(y, M.binary([labels[(i, "B7")] for i in pairs]))}
 
 
 def _funnel(cases, gold, rows, labels, splits):

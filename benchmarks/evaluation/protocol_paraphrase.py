@@ -8,23 +8,21 @@ Exact grounding cannot bind the inverted name (unless the lexicon lists it), so 
 protocol where retrieval decides: the dense channel with a similarity basis (core.similarity)
 can bind it, when replanning engages the channel. Runs on the structured record.
 
-Methods (all through the controller with the shared 20-candidate budget):
-  no-dense      the deterministic default (no dense extra)
-  B6            dense channel available to replanning, the hand-written replanning table
-  generic       dense available, no failure-specific edits (every failure: widen, more hits)
-  B7            dense available, the learned memory (core/resources/memory.json)
+Methods:
+  B6                 the default path: exhaustive grounding, no dense extra
+  S20-dense          the search alone (20 candidates), dense channel available to replanning,
+                     the hand-written replanning table
+  S20-dense-generic  as S20-dense, no failure-specific edits (every failure: widen, more hits)
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from medeventgraph.core.discovery import controller_discovery
 from medeventgraph.core.index import PatientIndex, build_index
 from medeventgraph.core.lexicon import normalize_text
-from medeventgraph.core.memory import load_memory
 from medeventgraph.core.verdict import FailureType
 from medeventgraph.core.verify import verify_query
 from medeventgraph.evaluation import metrics as M
@@ -32,13 +30,14 @@ from medeventgraph.evaluation.cases import Case, Gold, case_id
 from medeventgraph.evaluation.methods.base import BUDGET
 from medeventgraph.settings import Settings
 
-__all__ = ["GENERIC", "METHODS", "invert", "paraphrase_cases", "run_case", "run_t11", "settings_for", "threshold_check"]
+__all__ = ["GENERIC", "METHODS", "REFERENCE", "invert", "paraphrase_cases", "run_case", "run_t11", "settings_for", "threshold_check"]
 
 _FUNCTION_WORDS = frozenset({"in", "of", "for", "with", "by", "to", "on", "and", "or", "due", "from", "at", "the",
                              "a", "an", "without", "per"})
 _WORD = re.compile(r"^[a-z]+$")
 GENERIC: dict[FailureType, dict[str, object]] = {f: {"widen": 2.0, "more_hits": 2} for f in FailureType}
-METHODS = ("no-dense", "B6", "generic", "B7")
+METHODS = ("B6", "S20-dense", "S20-dense-generic")
+REFERENCE = "S20-dense"  # the search with every part on: what each other row is compared with
 
 
 def invert(term: str) -> str | None:
@@ -76,23 +75,24 @@ def paraphrase_cases(t3: list[tuple[Case, Gold]], per_patient: int = 1) -> list[
 
 def settings_for(method: str) -> Settings:
     """The dense channel is available but not searched first: replanning decides (see the module doc)."""
-    if method == "no-dense":
-        return Settings(notes=False, final_contexts=BUDGET)
-    return Settings(notes=False, dense=True, channel_order=["lexical", "metadata"], final_contexts=BUDGET)
+    if method == "B6":
+        return Settings(notes=False)
+    return Settings(notes=False, dense=True, channel_order=["lexical", "metadata"], final_contexts=BUDGET,
+                    discovery="search")
 
 
-def memory_for(method: str) -> Mapping[Any, Mapping[str, object]] | None:
-    if method == "generic":
-        return GENERIC
-    if method == "B7":
-        return {**GENERIC, **load_memory().edits()}  # what was not learned gets no failure-specific edit
-    return None
+def table_for(method: str) -> Mapping[FailureType, Mapping[str, object]] | None:
+    """The replanning table: the hand-written one (None) or none failure-specific (GENERIC)."""
+    return GENERIC if method == "S20-dense-generic" else None
 
 
-def run_case(index: PatientIndex, case: Case, settings: Settings, memory) -> tuple[str, str | None]:
+def run_case(index: PatientIndex, case: Case, settings: Settings, table) -> tuple[str, str | None]:
     """(four-way verdict, the first structured failure the search reported)."""
+    if settings.discovery == "exhaustive":
+        return verify_query(index, case.query, settings).verdict.value, None
+
     def discover(i, q, s):
-        return controller_discovery(i, q, s, memory=memory, budget=BUDGET)
+        return controller_discovery(i, q, s, table=table)
 
     v = verify_query(index, case.query, settings, discover=discover)
     failures = [d["failure"] for d in v.search.get("depths", []) if d.get("failure")]
@@ -100,26 +100,25 @@ def run_case(index: PatientIndex, case: Case, settings: Settings, memory) -> tup
 
 
 def run_t11(cases: list[tuple[Case, Gold]], corpus, splits: Mapping[str, str], *, log=print) -> dict:
-    """Every method on the test split's T11 cases; on dev only the threshold check (dev is what
-    `distill-memory` learns from)."""
+    """Every method on the test split's T11 cases; on dev only the similarity threshold check."""
     test = [(c, g) for c, g in cases if splits[c.patient] == "test"]
     indexes: dict[tuple[str, bool], PatientIndex] = {}
     verdicts: dict[str, dict[str, str]] = {m: {} for m in METHODS}
     for method in METHODS:
         s = settings_for(method)
-        memory = memory_for(method)
+        table = table_for(method)
         for case, _ in test:
             key = (case.patient, s.dense)
             if key not in indexes:
                 indexes[key] = build_index(corpus.patients[case.patient].record, s)
-            verdicts[method][case.id] = run_case(indexes[key], case, s, memory)[0]
+            verdicts[method][case.id] = run_case(indexes[key], case, s, table)[0]
     log(f"  T11: {len(test)} paraphrased test queries, {len(METHODS)} methods")
     y = M.binary([g.binary for _, g in test])
     per = {}
     for m in METHODS:
         p = M.binary(["supported" if verdicts[m][c.id] == "supported" else "not_supported" for c, _ in test])
         per[m] = {**(M.scores(y, p) if test else {}),
-                  "same_as_B6": sum(verdicts[m][c.id] == verdicts["B6"][c.id] for c, _ in test)}
+                  "same_as_reference": sum(verdicts[m][c.id] == verdicts[REFERENCE][c.id] for c, _ in test)}
     return {"methods": per, "n": len(test), "positives": int(y.sum()) if test else 0,
             "patients": len({c.patient for c, _ in test}),
             "threshold_dev": threshold_check([(c, g) for c, g in cases if splits[c.patient] == "dev"], corpus)}

@@ -81,7 +81,7 @@ def _plots(res: dict, out: Path) -> list[str]:
 
 
 def _peers(res: dict) -> list[str]:
-    """The methods compared as peers; ablations and the exhaustive reference have their own table."""
+    """The methods compared as peers; the budgeted search rows have their own section."""
     return [m for m in res["meta"]["methods"] if not getattr(registry().get(m), "ablation", False)]
 
 
@@ -90,70 +90,94 @@ def _title(name: str) -> str:
     return method.title if method is not None else name
 
 
-def _ablation_section(res: dict) -> list[str]:
+def _search_section(res: dict) -> list[str]:
+    """The budgeted search against B6: fidelity per budget, what each part changes, and the
+    queries where a budget left the compatible pair out."""
     ab = res.get("ablations") or {}
     if not ab:
         return []
-    names = list(next(iter(ab.values()))["methods"])
-    L = ["## What the search adds: B6 ablations and exhaustive grounding (test)", "",
-         ("Each row switches one part of B6's controller off (same budget of 20 candidates); `exhaustive` hands "
-         "the contract every grounded occurrence (no budget) and is the reference the search is measured "
-         "against. Cells: BA / FSR / verdicts identical to B6's (four-way)."), "",
-         "| protocol | n | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
-    for proto, pr in ab.items():
-        cells = [f"{_pct(v['ba'])} / {_pct(v['fsr'])} / {v['same_as_B6']}" for v in pr["methods"].values()]
-        L.append(f"| {proto} | {pr['n']} | " + " | ".join(cells) + " |")
-    L.append("")
-    for m in names[1:]:
-        same = [p for p, pr in ab.items() if pr["methods"][m]["same_as_B6"] == pr["n"]]
-        differs = [p for p in ab if p not in same]
-        if not differs and m == "exhaustive":
-            L.append(f"- **{_title(m)}**: every verdict identical to B6 on {', '.join(same)}: the "
-                     "budgeted search adds nothing beyond exhaustive grounding on these protocols.")
-        elif not differs:
-            L.append(f"- **{_title(m)}**: every verdict identical to B6 on {', '.join(same)}: "
-                     "that part adds nothing on these protocols.")
-        else:
-            d = ", ".join(f"{p} ({ab[p]['n'] - ab[p]['methods'][m]['same_as_B6']} differ, BA "
-                          f"{_pct(ab[p]['methods'][m]['ba'])} vs {_pct(ab[p]['methods']['B6']['ba'])})" for p in differs)
-            L.append(f"- **{_title(m)}**: differs from B6 on {d}"
-                     + (f"; identical on {', '.join(same)}" if same else "") + ".")
-    return L + [""]
+    names = [m for m in next(iter(ab.values()))["methods"] if m != "B6"]
+    budgets = [m for m in names if m[1:].isdigit()]
+    parts = [m for m in names if m not in budgets]
+    L = ["## The budgeted search against B6 (test)", "",
+         ("B6 hands the contract every grounded occurrence (no budget). `S<k>` runs the search alone "
+          "(core/discovery.py, no record-wide pass) with at most k candidates: what an LLM assessor or a dense "
+          "search over a very large record would be given. Its bundle's coverage says which events and scope "
+          "units it holds completely; order and absence refutations need both sides complete."), ""]
+    if budgets:
+        L += ["### Fidelity: verdicts equal to B6's (four-way), by budget", "",
+              "| protocol | n | " + " | ".join(budgets) + " |", "|---|---|" + "---|" * len(budgets)]
+        for proto, pr in ab.items():
+            L.append(f"| {proto} | {pr['n']} | " + " | ".join(
+                f"{_pct(pr['methods'][m]['same_as_B6'] / pr['n'])}" for m in budgets) + " |")
+        L += ["", "Cost per query (mean over the same test queries): items the assessor reads / ms.", "",
+              "| protocol | B6 | " + " | ".join(budgets) + " |", "|---|---|" + "---|" * len(budgets)]
+        for proto, pr in ab.items():
+            L.append(f"| {proto} | " + " | ".join(f"{pr['methods'][m]['bundle']} / {pr['methods'][m]['ms']}"
+                                                  for m in ["B6", *budgets]) + " |")
+        L.append("")
+    if parts and "S20" in names:
+        L += ["### What each part of the search changes (budget 20, search alone)", "",
+              "Cells: verdicts equal to S20's (the search with every part on) / to B6's; items read / ms.", "",
+              "| protocol | n | S20 | " + " | ".join(parts) + " |", "|---|---|---|" + "---|" * len(parts)]
+        for proto, pr in ab.items():
+            cells = [f"{v['same_as_S20']} / {v['same_as_B6']}; {v['bundle']} / {v['ms']}"
+                     for v in (pr["methods"][m] for m in ["S20", *parts])]
+            L.append(f"| {proto} | {pr['n']} | " + " | ".join(cells) + " |")
+        L.append("")
+        for m in parts:
+            differs = [f"{p} ({ab[p]['n'] - ab[p]['methods'][m]['same_as_S20']})" for p in ab
+                       if ab[p]["methods"][m]["same_as_S20"] != ab[p]["n"]]
+            L.append(f"- **{_title(m)}**: " + (f"verdicts differ from S20 on {', '.join(differs)}." if differs else
+                     "every verdict equal to S20's on " + ", ".join(ab) + "."))
+        L.append("")
+    dp = res.get("dropped_pair") or {}
+    if dp and budgets:
+        L += ["### Budgets that drop the compatible pair", "",
+              ("Test queries B6 supports where the search's bundle holds less than the record's grounding and "
+               "does not support. Cells: how many / the search's verdicts / the verdicts of the same bundles "
+               "read as if complete (what the completeness rule keeps a budget from concluding)."), "",
+              "| protocol | B6 supported | " + " | ".join(budgets) + " |", "|---|---|" + "---|" * len(budgets)]
+        for proto, pr in dp.items():
+            cells = [f"{v['n']} / {_counts(v['verdicts'])} / {_counts(v['as_complete'])}"
+                     for v in (pr["methods"][m] for m in budgets)]
+            L.append(f"| {proto} | {pr['b6_supported']} | " + " | ".join(cells) + " |")
+        L.append("")
+    return L
+
+
+def _counts(c: dict) -> str:
+    return ", ".join(f"{k} {v}" for k, v in c.items()) or "-"
 
 
 _T11_TITLES = {
-    "no-dense": "B6, deterministic default (no dense extra)",
-    "generic": "B6, dense available, no failure-specific replanning",
-    "B6": "B6, dense available, hand-written replanning table (memory off)",
-    "B7": "B7, dense available, learned memory only (memory on)",
+    "B6": "B6, the default path (exhaustive grounding, no dense extra)",
+    "S20-dense": "S20, dense available, hand-written replanning table",
+    "S20-dense-generic": "S20, dense available, no failure-specific replanning",
 }
 
 
 def _t11_section(t11: dict) -> list[str]:
-    """Where retrieval decides: paraphrased names; memory on/off; the similarity threshold check."""
+    """Where retrieval decides: paraphrased names; replanning; the similarity threshold check."""
     if not t11 or not t11.get("n"):
         return []
     per = t11["methods"]
-    L = ["", (f"## T11 paraphrased names: where retrieval decides; memory on/off (test: {t11['n']} queries, "
-              f"{t11['patients']} patients, {t11['positives']} supported)"), "",
+    L = ["", (f"## T11 paraphrased names: where the search decides; replanning (test: {t11['n']} "
+              f"queries, {t11['patients']} patients, {t11['positives']} supported)"), "",
          ("The question names each eligible endpoint in inverted form ('bronchitis, acute'); exact grounding "
           "cannot bind it, the dense channel with a similarity basis can, once replanning engages it "
-          "(benchmarks/README.md, T11). Structured record, budget 20."), "",
-         "| configuration | BA | FSR | supported recall | verdicts identical to B6 |", "|---|---|---|---|---|"]
+          "(benchmarks/README.md, T11). Structured record; the search rows at budget 20."), "",
+         "| configuration | BA | FSR | supported recall | verdicts identical to S20-dense |", "|---|---|---|---|---|"]
     for m, v in per.items():
         L.append(f"| {_T11_TITLES.get(m, m)} | {_pct(v.get('ba'))} | {_pct(v.get('fsr'))} | "
-                 f"{_pct(v.get('sup_recall'))} | {v['same_as_B6']}/{t11['n']} |")
-    b6, b7, gen = per["B6"], per["B7"], per["generic"]
+                 f"{_pct(v.get('sup_recall'))} | {v['same_as_reference']}/{t11['n']} |")
+    ref, gen = per["S20-dense"], per["S20-dense-generic"]
     L.append("")
-    if b7["same_as_B6"] == t11["n"]:
-        L.append(f"- Memory on/off: every verdict identical ({t11['n']}/{t11['n']}): the learned memory changes "
-                 "nothing over the hand-written replanning table here.")
-    else:
-        L.append(f"- Memory on/off: {t11['n'] - b7['same_as_B6']} of {t11['n']} verdicts differ; BA "
-                 f"{_pct(b6['ba'])} (off) vs {_pct(b7['ba'])} (on).")
-    L.append(f"- Against no failure-specific replanning (BA {_pct(gen['ba'])}), the learned memory alone gives "
-             f"BA {_pct(b7['ba'])}: what it learned on dev (core/resources/memory.json, with counts) "
-             + ("carries over to test." if b7["ba"] > gen["ba"] else "does not change the test figures."))
+    L.append(f"- B6 (BA {_pct(per['B6']['ba'])}) against the search with the dense channel (BA {_pct(ref['ba'])}): "
+             "here the search's job is real, binding names exact grounding cannot.")
+    L.append(f"- Replanning: without failure-specific edits BA {_pct(gen['ba'])} "
+             f"({t11['n'] - gen['same_as_reference']} verdicts differ), with the hand-written table {_pct(ref['ba'])}: "
+             "the table is what engages the dense channel.")
     th = t11.get("threshold_dev") or {}
     if th.get("events"):
         L.append(f"- Similarity threshold check (dev, {th['events']} renamed events, {th['model']}, threshold "
@@ -167,16 +191,17 @@ READING = [
     "  so B6 near 100 measures that MedEventGraph decides *recorded* order consistently and only from",
     "  admissible evidence; it is not clinical accuracy. The paper's annotated corpora (i2b2, n2c2, MIMIC)",
     "  are not available here, and the notes in these data restate the structured record.",
-    "- Every method hands at most 20 candidates to its decision (the operators, B2/B4/B5, B6/B7 and the B6",
-    "  ablations). The operators share the patient filter, grounding and contract + assessor with B6; B6's",
-    "  controller additionally grounds the whole record and puts the items that decide over every grounded",
-    "  occurrence first in its 20 (the record-wide deciding pass), which no operator does. The ablation table",
-    "  shows what that pass and each part of the search contribute.",
+    "- Budgets: B2, B4, B5 and the HippoRAG 2/LightRAG/KG2RAG operators hand at most 20 candidates to their",
+    "  decision; B3 reads every graph node matched by name, and B6 (the default path) every grounded",
+    "  occurrence: neither has a budget. The like-for-like row at 20 is S20, the search alone; it and the",
+    "  other S rows are measured against B6 in their own section. The operators share the patient filter,",
+    "  grounding and contract + assessor with B6.",
     "- Not a blind test: after an earlier full run, B6's errors on the test split were read and three generic",
     "  defects in the core were fixed (lexicon synonyms that named subtypes, a 'history of' display rule, the",
     "  controller's context budget dropping the deciding pair). No threshold or setting was tuned on test.",
-    "- T8 has 4 test patients (exploratory). T7 compares memory on/off on identical ids; memory changes",
-    "  retrieval only (core/resources/memory.json says what it holds and where it came from).",
+    "- T8 has 4 test patients (exploratory). Retrieval memory was removed (issue 20): measured with the",
+    "  record-wide deciding pass off, it changed no verdict over the hand-written replanning table on any",
+    "  protocol (the run committed as bb53140, results/EVAL.md sections T7 and T11 there).",
 ]
 
 
@@ -226,7 +251,7 @@ def write_report(res: dict, out: Path) -> Path:
           f"Dev selection: {th['dev_selected']}. B5 score threshold (dev): {th['b5']}."), ""]
     L += _dev_scores(th)
     L += [f"Budget: {meta.get('budget', 'n/a')}.", ""]
-    L += _ablation_section(res)
+    L += _search_section(res)
     L += ["## Release audit", ""]
     for name, chk in res["audit"].items():
         L.append(f"- {name}: {'PASS' if chk['pass'] else 'FAIL'}")
@@ -257,11 +282,6 @@ def write_report(res: dict, out: Path) -> Path:
     L += ["", "## T4 retrieval only (test T3 queries)", "", "| method | context recall | context precision | n |",
           "|---|---|---|---|"]
     L += [f"| {m} | {_pct(v['ctx_recall'])} | {_pct(v['ctx_precision'])} | {v['n']} |" for m, v in res["t4"].items()]
-    t7 = res.get("t7") or {}
-    if t7:
-        L += ["", "## T7 memory on/off (identical ids)", "",
-              (f"{t7['identical_verdicts']}/{t7['n']} identical verdicts; BA B6 {_pct(t7['B6']['ba'])} vs B7 "
-              f"{_pct(t7['B7']['ba'])}; FSR {_pct(t7['B6']['fsr'])} vs {_pct(t7['B7']['fsr'])}.")]
     L += _t11_section(res.get("t11") or {})
     L += ["", "## T10 hidden intermediates (test, funnel; n/a = stage not emitted)", "",
           "| method | Ctx-R | Bridge | C@20 | Verif | Prov | n |", "|---|---|---|---|---|---|---|"]

@@ -58,5 +58,5 @@ def test_quick_bench_writes_json_and_report(shared_data: Path, tmp_path: Path) -
     assert "memory_per_request_kb" in soak and (tmp_path / "soak.json").is_file()
     assert soak["every_call_answered"] and soak["errors_total"] == 0, soak["statuses"]
     assert soak["largest_body_bytes"] <= soak["max_request_bytes"]
-    assert "## Soak" in report and "## HTML stripping" in report and "## Discovery controller" in report
+    assert "## Soak" in report and "## HTML stripping" in report and "## Budgeted search against the default path" in report
     assert result["controller"]["queries"] and (tmp_path / "controller_bench.json").is_file()

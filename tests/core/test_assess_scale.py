@@ -41,12 +41,18 @@ def _bundle_with(assertion: Assertion, copies: int):
         denied.append(replace(norepi, occurrence=occ))
     # The contract refuses occurrences that differ from the record's, so assess the bundle directly.
     bundle = admit(index, q, others)
+    from medeventgraph.core.binding import BindingContext
     from medeventgraph.core.contract import _item, bundle_hash
+    from medeventgraph.core.reading import HistoryReading
 
-    extra = tuple(replace(_item(c, bundle.items[0].unit), occurrence=f"{c.occurrence.id}#{k}")
+    ctx = BindingContext.of(q, index.lexicon)
+    reading = HistoryReading(dict(ctx.events), ctx.expansion)
+    extra = tuple(replace(_item(c, bundle.items[0].unit, reading), occurrence=f"{c.occurrence.id}#{k}")
                   for k, c in enumerate(denied))
     items = tuple(sorted(bundle.items + extra, key=lambda i: i.occurrence))
-    return replace(bundle, items=items, hash=bundle_hash(q, bundle.patient, items))
+    # The denying rows stand for the record's only norepinephrine: the bundle holds every one.
+    coverage = tuple((e, u, n, n) for e, u, _, n in bundle.coverage)
+    return replace(bundle, items=items, coverage=coverage, hash=bundle_hash(q, bundle.patient, items, coverage=coverage))
 
 
 def test_an_uncertain_negation_alone_never_refutes():
@@ -76,9 +82,38 @@ def test_s_num_reads_a_derived_findings_value_fields_not_its_text():
     occs = ingest_json(record).for_patient("meg-bind-1").occurrences
     [rise] = [o for o in derive_occurrences(occs) if o.concept.codings[0].code == "kdigo-creatinine-rise"]
     assert (rise.value.quantity, rise.value.reference) == (1.9, 0.9)  # lowest prior 0.9 -> 1.9: +1.0
-    item = _item(Candidate(rise, (BindingBasis("e0", BasisKind.KIND, "derived"),)), "u")
+    from medeventgraph.core.binding import BindingContext
+    from medeventgraph.core.lexicon import load_lexicon
+    from medeventgraph.core.reading import HistoryReading
+
+    ctx = BindingContext.of(pair("creatinine rise", "vancomycin", ka="derived"), load_lexicon())
+    reading = HistoryReading(dict(ctx.events), ctx.expansion)
+    item = _item(Candidate(rise, (BindingBasis("e0", BasisKind.KIND, "derived"),)), "u", reading)
     assert value_strength(item) == 1.0
     # The text is for people: rewriting it changes nothing; the fields decide.
     assert value_strength(replace(item, value=replace(item.value, text="0.9 -> 1.2 mg/dL"))) == 1.0
     assert value_strength(replace(item, value=replace(item.value, reference=1.6))) == 0.6  # +0.3: at the criterion
     assert value_strength(replace(item, value=replace(item.value, reference=None))) == 0.6
+
+
+def test_the_support_label_is_a_rule_and_s_plus_ranks_evidence():
+    """README (Semantics, Scores): over every S+ the scale can reach (S_num >= 0.5: a note
+    mention; certainty >= 0.5: uncertain; S_tim 0.8 or 1), a complete chain reaches tau+ and an
+    incomplete one never does, with one exception: a chain whose orders rest on note-stated words
+    for two or more relations and whose items are uncertain. Values and certainty otherwise rank
+    evidence within each side of tau+. If the weights or tau+ changed, this fails and the README's
+    claim must change with them."""
+    from medeventgraph.core.assess import score_plus
+
+    tau_plus = load_thresholds().tau_plus
+    grid = [0.5 + k / 40 for k in range(21)]  # 0.5 .. 1.0
+    for s_num in grid:
+        for certainty in grid:
+            for stated in (0, 1):  # relations decided by a note's words rather than time stamps
+                s_jdg = certainty * 0.8 ** stated
+                for s_tim in (0.8, 1.0):  # a chain ordered by a note's date bound, or by two time stamps
+                    assert score_plus(s_tim, s_num, s_jdg, complete=True) >= tau_plus
+            assert score_plus(0.0, 1.0, 1.0, complete=False) < tau_plus
+    # The exception, as stated: two note-stated orders between uncertain note mentions.
+    assert score_plus(0.8, 0.5, 0.5 * 0.8 ** 2, complete=True) < tau_plus
+    assert score_plus(0.8, 0.5, 1.0 * 0.8 ** 2, complete=True) >= tau_plus

@@ -19,7 +19,9 @@ def test_vancomycin_creatinine_rise_aki_chain_supported(aki):
     rise = v.relations[0].pair[1]
     assert rise.startswith("derived/kdigo-creatinine-rise/") and v.relations[1].pair[0] == rise
     assert v.relations[1].pair[1] == "Condition/cond-13e95cc4e4e1"  # AKI onset 2024-06-27 08:12
-    assert v.search["discovery"] == "controller" and v.search["depths"]
+    assert v.search["discovery"] == "exhaustive"
+    searched = verify_query(aki, chain(AKI_CHAIN), S.model_copy(update={"discovery": "search"}))
+    assert searched.verdict is Label.SUPPORTED and searched.search["depths"]
 
 
 def test_reversed_chain_link_is_not_supported(aki):
@@ -30,7 +32,9 @@ def test_reversed_chain_link_is_not_supported(aki):
 
 def test_hidden_intermediate_reconstructs_a_derived_step(aki):
     q = chain([AKI_CHAIN[0], ("", "derived"), AKI_CHAIN[2]], hidden=(1,))
-    v = verify_query(aki, q, S)
+    default = verify_query(aki, q, S)
+    assert default.verdict is Label.SUPPORTED and default.relations[0].pair[1].startswith("derived/")
+    v = verify_query(aki, q, S.model_copy(update={"discovery": "search"}))  # the search reports its chains
     chains = v.search["chains"]
     assert 1 <= len(chains["top"]) <= 20
     assert all(t["source_bound"] for t in chains["transitions"])

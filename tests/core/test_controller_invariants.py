@@ -1,4 +1,5 @@
-"""Information-flow invariants of the controller (paper Eq. 8 and the evidence contract)."""
+"""Information-flow invariants of the budgeted search and the default path (paper Eq. 8 and the
+evidence contract)."""
 
 from __future__ import annotations
 
@@ -26,15 +27,15 @@ QUERIES = [
 ]
 VARIANTS = [
     Settings(notes=False),
-    Settings(notes=False, d_max=1, k_neighbours=2, top_b=2, final_contexts=4),
-    Settings(notes=False, d_max=3, k_neighbours=30, top_b=20, final_contexts=40),
-    Settings(notes=False, channel_order=["metadata", "dense", "lexical"]),
-    Settings(notes=False, memory=True),
-    Settings(notes=False, discovery="simple"),
+    Settings(notes=False, discovery="search"),
+    Settings(notes=False, discovery="search", d_max=1, k_neighbours=2, top_b=2, final_contexts=4),
+    Settings(notes=False, discovery="search", d_max=3, k_neighbours=30, top_b=20, final_contexts=40),
+    Settings(notes=False, discovery="search", channel_order=["metadata", "dense", "lexical"]),
+    Settings(notes=False, discovery="search", r_max=0),
 ]
 
 
-def test_same_bundle_same_verdict_across_budgets_channels_memory(lance):
+def test_same_bundle_same_verdict_across_budgets_channels_replanning(lance):
     for q in QUERIES:
         seen: dict[str, tuple] = {}
         for s in VARIANTS:
@@ -48,10 +49,10 @@ def test_same_bundle_same_verdict_across_budgets_channels_memory(lance):
 
 def test_search_metadata_never_enters_the_bundle(lance):
     q = QUERIES[0]
-    s = Settings(notes=False)
+    s = Settings(notes=False, discovery="search")
     discovery = default_discover(s)(lance, q, s)
     bundle, _ = decide(lance, q, discovery)
-    assert bundle.hash == bundle_hash(q, bundle.patient, bundle.items)
+    assert bundle.hash == bundle_hash(q, bundle.patient, bundle.items, coverage=bundle.coverage)
     fields = set(bundle.items[0].__dataclass_fields__)
     assert not fields & {"score", "rank", "R", "depth", "policy", "signals"}
     assert discovery.metadata["depths"] and discovery.metadata["depths"][0]["top"][0]["R"] > 0
@@ -68,9 +69,10 @@ def test_resource_order_changes_nothing(lance_raw):
         assert a.bundle_hash == b.bundle_hash and whole(a) == whole(b)
 
 
-def test_memory_on_off_same_verdict_for_identical_bundles(aki):
+def test_replanning_on_off_same_verdict_for_identical_bundles(aki):
     q = chain([("vancomycin", "medication"), ("creatinine rise", "derived"), ("acute kidney injury", "condition")])
-    off, on = verify_query(aki, q, Settings(notes=False)), verify_query(aki, q, Settings(notes=False, memory=True))
+    search = Settings(notes=False, discovery="search")
+    on, off = verify_query(aki, q, search), verify_query(aki, q, search.model_copy(update={"r_max": 0}))
     if off.bundle_hash == on.bundle_hash:
         assert whole(off) == whole(on)
 

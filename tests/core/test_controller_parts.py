@@ -142,8 +142,8 @@ def test_replanning_edits_retrieval_only_and_stays_bounded():
     q = replan(p, FailureType.MISSING_ENDPOINT, dense_ok=True)
     assert "dense" in q.channels and q.note_mentions and q.window_hours == p.window_hours * 4
     assert replan(p, FailureType.MISSING_ENDPOINT, dense_ok=False).channels == p.channels
-    memory = {FailureType.SCOPE: {"follow_episode": True}}
-    assert replan(p, FailureType.SCOPE, dense_ok=False, memory=memory) == Policy(
+    table = {FailureType.SCOPE: {"follow_episode": True}}
+    assert replan(p, FailureType.SCOPE, dense_ok=False, table=table) == Policy(
         channels=p.channels, follow_episode=True)
     for failure in DEFAULT_EDITS:
         cur = p

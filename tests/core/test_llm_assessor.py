@@ -9,6 +9,7 @@ import json
 import socket
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -122,7 +123,10 @@ def make_bundle(*extra: EvidenceItem) -> EvidenceBundle:
         _note(1, "e1", "Creatinine 2.1 this evening.", 20),
         *extra,
     ), key=lambda i: (i.occurrence, i.events)))
-    return EvidenceBundle(q, PATIENT, items, bundle_hash(q, PATIENT, items))
+    # These items are the record's whole grounding of both events: the bundle is complete.
+    held = Counter((e, i.unit) for i in items for e in i.events if i.unit)
+    coverage = tuple(sorted((e, u, n, n) for (e, u), n in held.items()))
+    return EvidenceBundle(q, PATIENT, items, bundle_hash(q, PATIENT, items, coverage=coverage), coverage=coverage)
 
 
 def ids(b: EvidenceBundle) -> list[str]:
@@ -172,7 +176,7 @@ def test_request_holds_only_the_bundle(stub: Stub):
 def test_verify_query_sends_no_search_metadata(stub: Stub, lance):
     stub.judge = support_all
     q = pair("vancomycin", "norepinephrine")
-    v = verify_query(lance, q, llm_settings(stub))
+    v = verify_query(lance, q, llm_settings(stub, discovery="search"))  # a budget for the LLM's context
     assert v.search["depths"]  # discovery did score and rank candidates ...
     assert len(stub.requests) == 1
     body = stub.requests[0]
@@ -288,3 +292,17 @@ def test_judgments_citing_unknown_ids_are_ignored(stub: Stub):
     a = LLMAssessor(llm_settings(stub))(make_bundle(COUNTER, unscoped))
     assert (a.label, a.s_plus, a.s_minus) == (Label.INSUFFICIENT, 0.56, 0.0)
     assert "Observation/ghost" not in a.supporting + a.countering and a.countering == ()
+
+
+def test_a_counter_judgment_needs_a_complete_bundle(stub: Stub):
+    """The same 'order' judgment that refutes on the complete bundle (above) is discarded when the
+    bundle says the record grounds a creatinine it does not hold: the left-out one may be in order."""
+    from dataclasses import replace
+
+    stub.judge = lambda p: _counter("order")
+    complete = make_bundle(COUNTER)
+    short = tuple((e, u, held, total + 1 if e == "e1" else total) for e, u, held, total in complete.coverage)
+    bundle = replace(complete, coverage=short, hash=bundle_hash(complete.query, PATIENT, complete.items, coverage=short))
+    assert LLMAssessor(llm_settings(stub))(complete).label is Label.REFUTED
+    a = LLMAssessor(llm_settings(stub))(bundle)
+    assert (a.label, a.s_minus, a.countering) == (Label.INSUFFICIENT, 0.0, ())

@@ -1,6 +1,6 @@
 """Verdict = f(bundle): the same bundle hash always comes with the same whole verdict (label,
 S+, S-, failure, relations, citations, evidence; everything but `search`), whatever discovery
-did: budgets, channel orders, memory on or off, simple or controller, input order."""
+did: budgets, channel orders, replanning on or off, exhaustive or search, input order."""
 
 from __future__ import annotations
 
@@ -20,11 +20,11 @@ from .records import two_encounter_record
 
 VARIANTS = [
     Settings(notes=False),
-    Settings(notes=False, d_max=1, k_neighbours=2, top_b=2, final_contexts=2),
-    Settings(notes=False, d_max=3, k_neighbours=30, top_b=20, final_contexts=40),
-    Settings(notes=False, channel_order=["metadata", "lexical"]),
-    Settings(notes=False, memory=True),
-    Settings(notes=False, discovery="simple"),
+    Settings(notes=False, discovery="search"),
+    Settings(notes=False, discovery="search", d_max=1, k_neighbours=2, top_b=2, final_contexts=2),
+    Settings(notes=False, discovery="search", d_max=3, k_neighbours=30, top_b=20, final_contexts=40),
+    Settings(notes=False, discovery="search", channel_order=["metadata", "lexical"]),
+    Settings(notes=False, discovery="search", r_max=0),
 ]
 QUERIES = [
     pair("vancomycin", "acute kidney injury", kb="condition"),
@@ -54,11 +54,12 @@ def _occ(index, rid):
     return next(o for o in index.occurrences.values() if o.source.resource_id == rid)
 
 
-def test_what_the_contract_rejected_is_hashed_because_failure_typing_reads_it(index):
+def test_failure_is_read_from_the_record_s_grounding_not_from_what_discovery_tried(index):
     """Two discoveries leave the same (empty) set of admissible items: one nominates nothing,
     the other a vancomycin dose and the kidney injury of a later admission, which the contract
-    drops as scope-invalid. The failure differs (missing endpoint vs scope), so the hashes must
-    differ too."""
+    drops as scope-invalid. Both bundles record (coverage) that the record grounds each event,
+    in different admissions only: the failure is `scope` for both. What the contract refused
+    is shown, so it is hashed: the hashes differ."""
     q = QUERIES[0]
     vanc, aki = _occ(index, "meg-bind-vanc-1"), _occ(index, "meg-bind-aki-2")
     vb = (BindingBasis("e0", BasisKind.LEXICON, "vancomycin"),)
@@ -67,9 +68,11 @@ def test_what_the_contract_rejected_is_hashed_because_failure_typing_reads_it(in
     both = verify_query(index, q, Settings(notes=False),
                         discover=lambda i, qq, s: Discovery([Candidate(vanc, vb), Candidate(aki, ab)]))
     assert only.evidence == both.evidence == []
-    assert (only.failure, both.failure) == (FailureType.MISSING_ENDPOINT, FailureType.SCOPE)
+    assert only.failure is both.failure is FailureType.SCOPE
     assert only.bundle_hash != both.bundle_hash
     assert both.rejected == {"scope": 2}
+    absent = pair("vancomycin", "myocardial infarction", kb="condition")  # grounded nowhere in this record
+    assert verify_query(index, absent, Settings(notes=False)).failure is FailureType.MISSING_ENDPOINT
 
 
 def test_same_hash_same_whole_verdict(raw, index):

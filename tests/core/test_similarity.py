@@ -101,7 +101,7 @@ def test_without_the_model_a_similarity_basis_is_refused(shock, monkeypatch):
 
 
 def test_the_controller_binds_a_paraphrase_by_similarity_with_the_dense_channel(dense_extra):
-    dense = Settings(notes=False, dense=True)
+    dense = Settings(notes=False, dense=True, discovery="search")  # similarity binds inside the search
     index = index_of(septic_shock_record(), dense)
     v = verify_query(index, PARAPHRASE, dense)
     assert v.verdict is Label.SUPPORTED

@@ -79,6 +79,9 @@ def test_verify_one_query_json(capsys, tmp_path):
     assert verdict["id"] == "asa-clop" and verdict["verdict"] == "supported" and verdict["binary"] == "supported"
     assert all(c.startswith(("MedicationAdministration/", "MedicationRequest/", "DocumentReference/")) for c in verdict["citations"])
     assert verdict["excluded"] and verdict["bundle_hash"].startswith("sha256:")
+    assert verdict["search"]["discovery"] == "exhaustive"  # the default path on every surface (issue 20)
+    assert verdict["coverage"] and all(c.split()[-1].split("/")[0] == c.split()[-1].split("/")[1]
+                                       for c in verdict["coverage"])  # exhaustive grounding holds it all
     for item in verdict["evidence"]:
         assert {"occurrence", "context", "time", "scope", "source"} <= item.keys()
         assert item["time"]["type"] in ("occurrence", "documentation", "recorded")
@@ -170,6 +173,7 @@ def test_python_api_accepts_in_memory_json():
         "relations": [{"from": "h", "to": "b", "type": "before", "within": "P7D"}],
     }
     verdict = verify(bundle, q)
+    assert Settings().discovery == "exhaustive" and verdict.search["discovery"] == "exhaustive"
     assert verdict.verdict.value in ("refuted", "insufficient")
     assert verdict.binary == "not_supported"
     assert verify(orjson.dumps(bundle).decode(), q).bundle_hash == verdict.bundle_hash

@@ -24,4 +24,4 @@ def test_report_from_results_file_in_a_fresh_interpreter(tmp_path):
                           check=False, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     md = (tmp_path / "EVAL.md").read_text()
-    assert "| B6 MedEventGraph" in md and "## What the search adds" in md
+    assert "| B6 MedEventGraph" in md and "## The budgeted search against B6" in md

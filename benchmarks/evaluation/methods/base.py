@@ -23,7 +23,8 @@ from medeventgraph.settings import Settings
 
 __all__ = ["BUDGET", "METHODS", "Method", "Output", "bind", "decide_from", "register", "term_in"]
 
-# One candidate budget for every retrieval operator (the paper's "same candidate caps").
+# One candidate budget for every retrieval operator, B2/B4/B5 and the like-for-like search row
+# S20 (the paper's "same candidate caps"); B3 and B6 read every match and say so.
 BUDGET = 20
 _NAV = frozenset({Kind.ENCOUNTER, Kind.DOCUMENT, Kind.EPISODE})
 
@@ -43,7 +44,7 @@ class Method(ABC):
     name: str = ""
     title: str = ""
     uses_assessor: bool = False  # verdicts mapped by tau+/tau- (re-labelled when tuning)
-    ablation: bool = False  # a part of B6 switched off, or its unbudgeted reference: not a peer
+    ablation: bool = False  # the budgeted search measured against B6 (fidelity, ablations): not a peer
 
     @abstractmethod
     def run(self, index: PatientIndex, query: VerificationQuery, settings: Settings) -> Output: ...

@@ -3,12 +3,15 @@
 B1 direct        no retrieval: the query alone carries no evidence -> insufficient.
 B2 text-RAG      BM25 over rendered resources/notes (top BUDGET); supported when every
                  named event's text appears in a retrieved context (verdict = retrieval).
-B3 KG-only       graph nodes matched by name; supported when graph order (the temporal
-                 chain's sort order) puts them as stated within one encounter node; no contexts.
-B4 loose hybrid  BM25 hits plus one graph hop; supported when bound items' recorded start
-                 times are in the stated order, ignoring scope, window and granularity.
-B5 graph-text    PPR from BM25 seeds; supported when the coupled retrieval score of the
-                 events' best candidates reaches a threshold chosen on dev (no assessor).
+B3 KG-only       every graph node matched by name (no budget: it reads the whole graph);
+                 supported when graph order (the temporal chain's sort order) puts them as
+                 stated within one encounter node; no contexts.
+B4 loose hybrid  BUDGET/2 BM25 seeds plus one graph hop, BUDGET in all; supported when bound
+                 items' recorded start times are in the stated order, ignoring scope, window
+                 and granularity.
+B5 graph-text    PPR from BM25 seeds, the BUDGET best nodes; supported when the coupled
+                 retrieval score of the events' best candidates reaches a threshold chosen on
+                 dev (no assessor).
 """
 
 from __future__ import annotations
@@ -93,8 +96,8 @@ class LooseHybrid(Method):
     name, title = "B4", "B4 loose hybrid"
 
     def run(self, index, query, settings):
-        hits = [i for i, _ in index.store.lexical(query_text(query), BUDGET)]
-        ids = list(dict.fromkeys(hits + [n for h in hits for n in neighbours(index.graph, h)]))
+        hits = [i for i, _ in index.store.lexical(query_text(query), BUDGET // 2)]
+        ids = list(dict.fromkeys(hits + [n for h in hits for n in neighbours(index.graph, h)]))[:BUDGET]
         cands = _by_event(index, query, ids)
         times = {i: index.occurrences[i].time.start or (index.occurrences[i].documented.start
                  if index.occurrences[i].documented else None) for ns in cands.values() for i in ns}
@@ -114,10 +117,10 @@ class GraphText(Method):
     def run(self, index, query, settings):
         hits = index.store.lexical(query_text(query), BUDGET)
         ppr = personalized_pagerank(index.graph, [i for i, _ in hits])
-        ranked = sorted(ppr, key=lambda n: (-ppr[n], n))[: 5 * BUDGET]
+        ranked = sorted(ppr, key=lambda n: (-ppr[n], n))[:BUDGET]
         cands = _by_event(index, query, ranked)
         top = max(ppr.values(), default=1.0) or 1.0
         # coupled score: the weakest event's best diffusion score, relative to the top node
         score = min((max((ppr.get(i, 0.0) for i in ns), default=0.0) / top for ns in cands.values()), default=0.0)
         label = "supported" if score >= self.threshold else "insufficient"
-        return Output(label, tuple(ranked[:BUDGET]), None, None, round(score, 6), None)
+        return Output(label, tuple(ranked), None, None, round(score, 6), None)

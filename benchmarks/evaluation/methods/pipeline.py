@@ -1,83 +1,89 @@
-"""B6 MedEventGraph (the controller under the shared candidate budget), B7 (+ memory), the
-controller's ablations, and exhaustive grounding (the simple path, unbudgeted reference).
+"""B6 MedEventGraph (the default path: exhaustive grounding -> contract -> assess, no budget),
+and the budgeted search it is measured against.
 
-Every budgeted method hands the contract at most BUDGET candidates, as the retrieval
-operators do; "exhaustive" is the one row without a budget, shown as the reference the
-controller is measured against, not as a peer.
+S5/S10/S20/S40 run the search alone (core.discovery, no record-wide pass) with that many
+candidates at most: the fidelity rows (share of verdicts equal to B6's, and the cost saved).
+S20 is the like-for-like peer of the retrieval operators (their budget is 20 too). The S20
+ablations switch one part of the search off.
+Each search row also records what its bundle would have said if it were read as complete
+(`as_complete`): the refutations the completeness rule keeps a budget from making.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from medeventgraph.core.assess import assess
 from medeventgraph.core.discovery import controller_discovery
 from medeventgraph.core.index import PatientIndex
-from medeventgraph.core.memory import load_memory
 from medeventgraph.core.query import VerificationQuery
+from medeventgraph.core.report import to_verdict
+from medeventgraph.core.simple import ground_all, grounded_candidates
 from medeventgraph.core.verdict import Verdict
-from medeventgraph.core.verify import simple_discovery, verify_query
-from medeventgraph.evaluation.methods.base import BUDGET, Method, Output, register
+from medeventgraph.core.verify import admit, verify_query
+from medeventgraph.evaluation.methods.base import Method, Output, register
 from medeventgraph.settings import Settings
 
-__all__ = ["ABLATION_METHODS", "Exhaustive", "MedEventGraph", "MedEventGraphMemory"]
+__all__ = ["ABLATION_METHODS", "FIDELITY_BUDGETS", "MedEventGraph", "Search"]
+
+FIDELITY_BUDGETS = (5, 10, 20, 40)
 
 
-def _output(v: Verdict, query: VerificationQuery) -> Output:
+def _output(v: Verdict, query: VerificationQuery, **extra: object) -> Output:
     hidden = {e.id for e in query.events if e.hidden}
     retrieved = tuple(e.occurrence for e in v.evidence)
     bridges = tuple(e.occurrence for e in v.evidence if hidden & set(e.events)) if hidden else None
     chain = tuple(dict.fromkeys(i for r in v.relations for i in r.pair)) if v.verdict.value == "supported" else ()
     return Output(v.verdict.value, retrieved, chain, bridges, v.s_plus, v.s_minus,
                   {"bundle": len(v.evidence), "failure": v.failure.value if v.failure else None,
-                   "search_keys": sorted(v.search)})
+                   "search_keys": sorted(v.search), **extra})
 
 
 @register
 class MedEventGraph(Method):
     name = "B6"
-    title = "B6 MedEventGraph (controller, budget 20)"
+    title = "B6 MedEventGraph (exhaustive grounding, no budget)"
     uses_assessor = True
-    memory = False
+    budget = None
+
+    def run(self, index: PatientIndex, query: VerificationQuery, settings: Settings) -> Output:
+        s = settings.model_copy(update={"discovery": "exhaustive"})
+        return _output(verify_query(index, query, s), query)
+
+
+class Search(Method):
+    """The budgeted search alone: at most `budget` candidates, chosen by the controller."""
+
+    uses_assessor = True
+    ablation = True  # measured against B6, not a peer of it
+    budget: int = 20
     ablate: frozenset[str] = frozenset()
 
     def run(self, index: PatientIndex, query: VerificationQuery, settings: Settings) -> Output:
-        s = settings.model_copy(update={"final_contexts": BUDGET, "discovery": "controller"})
-        edits = load_memory(settings.memory_path).edits() if self.memory else None
-
-        def discover(i, q, st):
-            return controller_discovery(i, q, st, memory=edits, ablate=self.ablate, budget=BUDGET)
-
-        return _output(verify_query(index, query, s, discover=discover), query)
-
-
-@register
-class MedEventGraphMemory(MedEventGraph):
-    name = "B7"
-    title = "B7 MedEventGraph + memory (budget 20)"
-    memory = True
+        s = settings.model_copy(update={"final_contexts": self.budget, "discovery": "search"})
+        groundings = ground_all(index, query)
+        reference = grounded_candidates(index, query, groundings)
+        discovery = controller_discovery(index, query, s, ablate=self.ablate, groundings=groundings,
+                                         reference=reference)
+        bundle = admit(index, query, discovery.candidates, reference)
+        a = assess(bundle)
+        whole = tuple((e, u, n, n) for e, u, _, n in bundle.coverage)
+        as_complete = assess(replace(bundle, coverage=whole)).label.value if whole != bundle.coverage else a.label.value
+        v = to_verdict(index, bundle, a, discovery.metadata)
+        return _output(v, query, complete=whole == bundle.coverage, as_complete=as_complete)
 
 
-def _ablation(part: str, label: str) -> type[MedEventGraph]:
-    cls = type(f"B6Without{part.title()}", (MedEventGraph,), {
-        "name": f"B6-{part}-off", "title": f"B6 without {label} (budget 20)", "ablate": frozenset({part}),
-        "ablation": True,
+def _search(budget: int, part: str | None = None) -> str:
+    name = f"S{budget}" + (f"-{part}-off" if part else "")
+    what = {"ppr": "personalised PageRank", "retrieval": "channel retrieval", "topb": "TopB",
+            "replan": "replanning"}.get(part or "")
+    title = f"search alone, budget {budget}" + (f", without {what}" if what else "")
+    cls = type(f"Search{name.replace('-', '_')}", (Search,), {
+        "name": name, "title": title, "budget": budget, "ablate": frozenset({part} if part else ()),
     })
-    return register(cls)  # type: ignore[return-value]
+    register(cls)
+    return name
 
 
-ABLATION_METHODS = tuple(m.name for m in (
-    _ablation("ppr", "personalised PageRank"),
-    _ablation("retrieval", "channel retrieval"),
-    _ablation("topb", "TopB"),
-    _ablation("exhaustive", "the record-wide deciding pass (search alone)"),
-))
-
-
-@register
-class Exhaustive(Method):
-    name = "exhaustive"
-    title = "Exhaustive grounding only (simple path, no budget)"
-    uses_assessor = True
-    ablation = True
-
-    def run(self, index: PatientIndex, query: VerificationQuery, settings: Settings) -> Output:
-        s = settings.model_copy(update={"discovery": "simple"})
-        return _output(verify_query(index, query, s, discover=simple_discovery), query)
+FIDELITY_METHODS = tuple(_search(b) for b in FIDELITY_BUDGETS)
+ABLATION_METHODS = tuple(_search(20, p) for p in ("ppr", "retrieval", "topb", "replan"))

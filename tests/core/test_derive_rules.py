@@ -1,42 +1,8 @@
-from pathlib import Path
+"""Derived findings from recorded values (core/derive.py): KDIGO on real data, unit conversion."""
 
-import orjson
-import pytest
 from medeventgraph.core.derive import derive_occurrences
-from medeventgraph.core.memory import MemoryRefused, load_memory
 
 from .conftest import AKI_PATIENT
-
-
-def test_shipped_memory_is_learned_with_counts_and_provenance():
-    from importlib import resources
-
-    memory = load_memory()
-    assert len(memory) >= 1
-    doc = orjson.loads(resources.files("medeventgraph.core").joinpath("resources/memory.json").read_bytes())
-    assert doc["provenance"]["split"] == "dev" and not doc["provenance"]["smoke"]
-    for policy in doc["policies"]:
-        ev = policy["evidence"]
-        assert ev["fixed"] > ev["broke"] and ev["wrong"] <= ev["seen"]
-
-
-@pytest.mark.parametrize("bad", [
-    {"why": "Patient/pt-51e7620acf86 had it"},
-    {"why": "creatinine 4.4 mg/dL"},
-    {"why": "onset 2024-06-27"},
-    {"why": "this was supported"},
-    {"why": "see deadbeefcafe1234"},
-    {"edits": {"widen": 2.0, "patient": "pt-51e7620acf86"}},
-    {"edits": {"widen": 500.0}},
-    {"extra_field": "x"},
-])
-def test_fact_like_memory_is_refused(tmp_path: Path, bad: dict):
-    policy = {"failure": "missing_endpoint", "edits": {"widen": 2.0}, "why": "words only"}
-    policy.update(bad)
-    path = tmp_path / "memory.json"
-    path.write_bytes(orjson.dumps({"version": 1, "policies": [policy]}))
-    with pytest.raises(MemoryRefused):
-        load_memory(path)
 
 
 def test_kdigo_creatinine_rise_on_clinosim(clinosim):
