@@ -29,6 +29,7 @@ from functools import cache, lru_cache
 
 from .rule_files import load_rule_file
 from .rules import load_section_specs
+from .sentences import CAPS_HEADING
 
 __all__ = [
     "EARLIER_SECTION",
@@ -145,8 +146,8 @@ class NoteLayout:
 # spaces (flattened dictation: "... emergency room.,PAST MEDICAL HISTORY: , Asthma."); a markdown
 # heading ("# Plan"); or any title ending in ':' alone at a line start.
 _HEADING = re.compile(
-    r"(?:(?<=^)|(?<=\n)|(?<=[,.;:])|(?<=\s\s))\s*(?P<t>[A-Z][A-Z0-9 /&()'\-]{1,60}[A-Z)])\s*:"
-    r"|(?:(?<=^)|(?<=\n)|(?<=[,.]))\s*(?P<tc>[A-Z][A-Z /&'\-]{2,60}[A-Z]),(?=\s*[A-Z])"
+    CAPS_HEADING
+    + r"|(?:(?<=^)|(?<=\n)|(?<=[,.]))\s*(?P<tc>[A-Z][A-Z /&'\-]{2,60}[A-Z]),(?=\s*[A-Z])"
     r"|(?m:^[ \t]*#+[ \t]*(?P<md>[^\n#:]{2,60}?)[ \t]*:?[ \t]*$)"
     r"|(?m:^[ \t]*(?P<line>[A-Za-z][A-Za-z /&'\-]{1,50}):)",
 )

@@ -4,7 +4,10 @@ Notes are line-structured (headings, bullets, "Label: value" lines), and spaCy's
 sentencizer alone runs a heading into the next line. The `rule` splitter therefore adds the
 `medeventgraph_line_breaks` component: a new line starts a sentence unless it continues a
 wrapped sentence (the previous line ends without terminal punctuation and the new line starts
-in lower case). It also caps a sentence at `MAX_SENTENCE_TOKENS` words: text without sentence
+in lower case); and a heading in capitals ending in ':' starts one where dictation was
+flattened into one line ("... in her HPI.,PREVENTIVE CARE:  ,She had an EGD": "HPI." reads as
+an abbreviation, and without the break a negation before the heading would reach into the next
+section). It also caps a sentence at `MAX_SENTENCE_TOKENS` words: text without sentence
 punctuation (an HTML page of paragraphs, a pasted list) would otherwise be one sentence, and
 per-sentence work (ConText scopes, time expressions, copy detection) would grow with its square.
 `pyrush` is medspaCy's PyRuSH (about 10x slower here with the sectionizer included, ~20x
@@ -13,16 +16,23 @@ for splitting alone; see benchmarks/bench_nlp.py), with its per-token debug logg
 
 from __future__ import annotations
 
+import re
+
 from spacy.language import Language
 from spacy.tokens import Doc
 
-__all__ = ["MAX_SENTENCE_TOKENS", "SPLITTERS", "add_sentence_splitter", "cap_sentences", "silence_pyrush"]
+__all__ = ["CAPS_HEADING", "MAX_SENTENCE_TOKENS", "SPLITTERS", "add_sentence_splitter", "cap_sentences", "silence_pyrush"]
 
 SPLITTERS = ("rule", "pyrush")
 _TERMINAL = frozenset(".!?;:")
 # Longer than any sentence of the NegEx/ConText reports (at most ~80 words); a cap, not a splitter.
 MAX_SENTENCE_TOKENS = 150
 _SOFT_BREAKS = frozenset(",;")
+# A title in capitals ending in ':' at a line start, or run in after punctuation or a run of spaces
+# (flattened dictation: "... emergency room.,PAST MEDICAL HISTORY: , Asthma."); nlp/narrative.py
+# reads sections with the same pattern.
+CAPS_HEADING = r"(?:(?<=^)|(?<=\n)|(?<=[,.;:])|(?<=\s\s))\s*(?P<t>[A-Z][A-Z0-9 /&()'\-]{1,60}[A-Z)])\s*:"
+_CAPS_HEADING = re.compile(CAPS_HEADING)
 
 
 @Language.component("medeventgraph_line_breaks")
@@ -48,7 +58,15 @@ def line_breaks(doc: Doc) -> Doc:
             line_first = token.text[:1]
         after_break = False
         prev_line_last = token.text[-1:]
+    _heading_breaks(doc)
     return doc
+
+
+def _heading_breaks(doc: Doc) -> None:
+    for m in _CAPS_HEADING.finditer(doc.text):
+        title = doc.char_span(m.start("t"), m.end("t"), alignment_mode="expand")
+        if title is not None:
+            title[0].is_sent_start = True
 
 
 @Language.component("medeventgraph_sentence_cap")

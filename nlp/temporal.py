@@ -155,6 +155,10 @@ class TimeFinder:
         elif rule.shift == "before" and n:
             n2 = self._rules.number(groups.get("n2"))
             time = _before(day, n, n2, unit, approximate)
+        elif rule.shift == "month_of_year":
+            time = _month_of_year(int(groups["month"]), int(groups["year"]), day)
+            if time is not None:  # a calendar month the text states: the note's date only picks the century
+                return TimeMention(m.start(), m.end(), text, time, None, "stated", False, rule.id)
         else:
             time = None
         if time is None:
@@ -237,6 +241,15 @@ def _duckling_time(value: dict, *, fine_anchor: bool) -> EventTime | None:
     if grain == "year":
         return _at(datetime(start.year, 1, 1, tzinfo=UTC), Granularity.YEAR)
     return None
+
+
+def _month_of_year(month: int, year: int, note_day: datetime) -> EventTime | None:
+    """"in 04/02": April 2002, in the latest century that does not put it after the note."""
+    if not 1 <= month <= 12:
+        return None
+    century = note_day.year - note_day.year % 100
+    full = century + year if century + year <= note_day.year else century - 100 + year
+    return _at(datetime(full, month, 1, tzinfo=UTC), Granularity.MONTH)
 
 
 def _before(day: datetime, n: int, n2: int | None, unit: str, approximate: bool) -> EventTime | None:

@@ -12,7 +12,8 @@ from .rule_files import load_rule_file
 __all__ = ["ANCHOR_KINDS", "HeaderRule", "TemporalRule", "TemporalRules", "load_temporal_rules"]
 
 ANCHOR_KINDS = ("note", "admission", "discharge", "surgery", "previous")
-Shift = Literal["ordinal_day_from_first", "days_after", "before", "same_day", "day_before", "next_day", "same"]
+Shift = Literal["ordinal_day_from_first", "days_after", "before", "same_day", "day_before", "next_day", "same",
+                "month_of_year"]
 _SHIFTS = frozenset(Shift.__args__)  # type: ignore[attr-defined]
 
 

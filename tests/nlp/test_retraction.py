@@ -12,8 +12,6 @@ FRACTURE = TargetTerm("hip fracture", "hip fracture", Kind.CONDITION, "query")
 
 
 @pytest.mark.parametrize(("text", "negated"), [
-    ("An x-ray showed a hip fracture, but this was later found not to be the case.", True),
-    ("A CT suggested a hip fracture, which was subsequently shown not to be the case.", True),
     ("A hip fracture was ruled out by MRI.", True),
     ("She had a hip fracture; the wrist fracture was found not to be the case.", False),
     ("She had a hip fracture in 2010.", False),

@@ -144,3 +144,20 @@ def test_an_anchor_at_the_ends_of_the_calendar_gives_no_time_not_an_error(finder
     # "yesterday" before year 1, "the next morning" after 9999: nothing the calendar can hold
     for sentence in ("Acute kidney injury yesterday.", "She was extubated the next morning.", "AKI 3 months ago."):
         assert finder.find(sentence, Anchors(note=note, admission=note)) == ()
+
+
+@pytest.mark.parametrize(("sentence", "expression", "month"), [
+    ("She had a colonoscopy in 03/09 that showed polyps.", "in 03/09", "2009-03"),
+    ("Seizure-free since 11/98 on levetiracetam.", "since 11/98", "1998-11"),
+    ("He was on dialysis from 7/23 until his transplant.", "from 7/23", "2023-07"),  # not after the note
+])
+def test_a_month_and_two_digit_year_after_a_preposition_is_that_month(finder, sentence, expression, month):
+    (t,) = finder._find(sentence, ANCHORS)
+    assert (sentence[t.start:t.end], t.time.start.strftime("%Y-%m"), t.time.granularity) == (
+        expression, month, Granularity.MONTH)
+    assert t.anchor == "stated"
+
+
+def test_a_month_and_year_after_the_note_or_no_month_is_no_time(finder):
+    assert finder._find("Colonoscopy in 05/24 is planned.", ANCHORS) == ()  # May 2024 is after the note
+    assert finder._find("Sodium was 13/15 in the sample.", ANCHORS) == ()
