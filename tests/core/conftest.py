@@ -34,6 +34,13 @@ def note_record_resources(note_text: str, *, drug: str, drug_id: str, given: str
     ]
 
 
+def note_index(note_text: str, note_pipeline, *, drug: str = "vancomycin 1 g IV", drug_id: str = "vanc") -> PatientIndex:
+    """The index, notes read, of `note_record_resources` with `drug` given on admission."""
+    resources = note_record_resources(note_text, drug=drug, drug_id=drug_id, given="2024-01-01T08:00:00Z")
+    result = ingest_json({"resourceType": "Bundle", "type": "collection", "entry": [{"resource": r} for r in resources]})
+    return build_index(result.for_patient("p"), Settings(), notes=note_pipeline)
+
+
 @pytest.fixture(scope="session")
 def settings() -> Settings:
     return Settings(notes=False)

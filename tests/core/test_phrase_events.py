@@ -4,16 +4,13 @@ re-reads from the note's own characters: a basis the note's words do not make is
 from __future__ import annotations
 
 import pytest
-from medeventgraph.api import load, select_patient
 from medeventgraph.core.binding import BasisKind, BindingBasis
 from medeventgraph.core.contract import Candidate, contract
-from medeventgraph.core.index import build_index
 from medeventgraph.core.query import VerificationQuery
 from medeventgraph.core.simple import ground_all, query_mentions
 from medeventgraph.core.verify import admit
-from medeventgraph.settings import Settings
 
-from .conftest import note_record_resources
+from .conftest import note_index
 
 NOTE = ("Hospital course: She was given vancomycin on admission. On day two the gallbladder was removed and "
         "a drain was placed. The appendix was removed through a small incision.")
@@ -29,10 +26,7 @@ def _query(text: str) -> VerificationQuery:
 
 @pytest.fixture(scope="module")
 def index(note_pipeline):
-    resources = note_record_resources(NOTE, drug="vancomycin 1 g IV", drug_id="vanc", given="2024-01-01T08:00:00Z")
-    bundle = {"resourceType": "Bundle", "type": "collection", "entry": [{"resource": r} for r in resources]}
-    settings = Settings()
-    return build_index(select_patient(load(bundle, settings=settings), None), settings, notes=note_pipeline)
+    return note_index(NOTE, note_pipeline)
 
 
 def _phrase_mention(index, text: str):
@@ -83,10 +77,7 @@ CLASS_NOTE = ("Assessment: pneumonia. Plan: continue current antibiotics. Her me
 
 @pytest.fixture(scope="module")
 def class_index(note_pipeline):
-    resources = note_record_resources(CLASS_NOTE, drug="heparin 5000 units", drug_id="hep", given="2024-01-01T08:00:00Z")
-    bundle = {"resourceType": "Bundle", "type": "collection", "entry": [{"resource": r} for r in resources]}
-    settings = Settings()
-    return build_index(select_patient(load(bundle, settings=settings), None), settings, notes=note_pipeline)
+    return note_index(CLASS_NOTE, note_pipeline, drug="heparin 5000 units", drug_id="hep")
 
 
 def _medication(text: str) -> VerificationQuery:

@@ -4,10 +4,8 @@ and the contract re-checks that value from the item and the query (basis `value`
 from __future__ import annotations
 
 import pytest
-from medeventgraph.api import load, select_patient
 from medeventgraph.core.binding import BasisKind, BindingBasis, BindingContext, basis_holds
 from medeventgraph.core.contract import Candidate
-from medeventgraph.core.index import build_index
 from medeventgraph.core.lexicon import load_lexicon
 from medeventgraph.core.query import VerificationQuery
 from medeventgraph.core.simple import ground_all
@@ -16,7 +14,7 @@ from medeventgraph.core.verify import admit, verify_query
 from medeventgraph.occurrence import Value
 from medeventgraph.settings import Settings
 
-from .conftest import note_record_resources
+from .conftest import note_index
 
 LEX = load_lexicon()
 NOTE = ("Hospital course: On admission her creatinine was 1.4 and her white count 18,500. "
@@ -33,10 +31,7 @@ def _query(text: str, kind: str) -> VerificationQuery:
 
 @pytest.fixture(scope="module")
 def index(note_pipeline):
-    resources = note_record_resources(NOTE, drug="vancomycin 1 g IV", drug_id="vanc", given="2024-01-01T08:00:00Z")
-    bundle = {"resourceType": "Bundle", "type": "collection", "entry": [{"resource": r} for r in resources]}
-    settings = Settings()
-    return build_index(select_patient(load(bundle, settings=settings), None), settings, notes=note_pipeline)
+    return note_index(NOTE, note_pipeline)
 
 
 @pytest.mark.parametrize(("text", "kind", "literal"), [
