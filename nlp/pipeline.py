@@ -242,14 +242,18 @@ class NotePipeline:
                         ) -> list[tuple[Span, tuple[TargetTerm, ...], PhraseFind | None]]:
         """Query terms told split across a clause, where no term's words already stand there."""
         sentences = [(s.start, s.end) for s in processed.sentences if not s.is_heading]
+        # the tokens the matches so far cover: an overlap test per phrase that does not grow with
+        # the note's mentions (a note of thousands of mentions made the scan over them quadratic)
+        covered = {i for s, e in taken for i in range(s, e)}
         out: list[tuple[Span, tuple[TargetTerm, ...], PhraseFind | None]] = []
         for term, found in matcher.phrases(processed.text, sentences):
             span = processed.doc.char_span(found.start, found.end, alignment_mode="expand")
-            if span is None or any(span.start < e and s < span.end for s, e in taken):
+            if span is None or any(i in covered for i in range(span.start, span.end)):
                 continue
             if (span.start_char, span.end_char) != (found.start, found.end):
                 continue  # the words do not end on token bounds: no citation of exactly them
             taken.add((span.start, span.end))
+            covered.update(range(span.start, span.end))
             out.append((span, (term,), found))
         return out
 
