@@ -44,6 +44,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
+from common import git_commit
 from eval_assertions import ATTRIBUTES, Row, f1, load_rows
 from eval_mts_assertions import DATA as MTS_DATA
 from eval_mts_assertions import Item, item_correct, load_items
@@ -294,13 +295,6 @@ def table(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _commit() -> str:
-    import subprocess
-
-    out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, check=False)
-    return out.stdout.strip() or "unknown"
-
-
 def ours(rules: Sequence[Any]) -> list[Any]:
     """The project's rules (nlp/resources/context_rules.json), not medspaCy's defaults."""
     return [r for r in rules if (r.metadata or {}).get("source") == "medeventgraph"]
@@ -345,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
     path = args.kit / "assertions-dev.tsv" if args.kit.is_dir() else args.kit
     mts = None if args.no_mts else load_items(args.mts, "train", pipeline)
     finder = pipeline.modifier_finder
-    result = {"commit": _commit(), "date": datetime.now(UTC).isoformat(timespec="seconds"),
+    result = {"commit": git_commit(), "date": datetime.now(UTC).isoformat(timespec="seconds"),
               "rules_file": str(args.rules) if args.rules else "nlp/resources/context_rules.json",
               **run(load_rows(path), pipeline, finder, ours(finder.rules), mts)}
     args.out.mkdir(parents=True, exist_ok=True)

@@ -9,15 +9,25 @@ from __future__ import annotations
 
 import gc
 import statistics
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["REPO", "Timing", "default_data_dir", "patient_bundles", "summary", "timed"]
+__all__ = ["REPO", "Timing", "default_data_dir", "git_commit", "patient_bundles", "summary", "timed"]
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def git_commit() -> str:
+    """The checkout's short commit, which every results file names ("unknown" outside git)."""
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
 
 
 def default_data_dir() -> Path:

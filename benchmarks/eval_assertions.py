@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from common import git_commit
+
 REPO = Path(__file__).resolve().parents[1]
 ATTRIBUTES = ("negated", "historical", "hypothetical", "family")
 
@@ -175,13 +177,6 @@ def table(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _commit() -> str:
-    import subprocess
-
-    out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, check=False)
-    return out.stdout.strip() or "unknown"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "negex-context-dev")
@@ -195,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         "data": str(path.relative_to(REPO.parent)) if path.is_relative_to(REPO.parent) else str(path),
         "rows": len(rows),
-        "commit": _commit(),
+        "commit": git_commit(),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "python": platform.python_version(),
         "rules": str(args.rules) if args.rules else "nlp/resources/context_rules.json",

@@ -31,6 +31,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from common import git_commit
+
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "mtsamples"
 EXPECTED = {
@@ -183,13 +185,6 @@ def table(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _commit() -> str:
-    import subprocess
-
-    out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, check=False)
-    return out.stdout.strip() or "unknown"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
@@ -210,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         "split": args.split,
         "rules_file": str(args.rules) if args.rules else "nlp/resources/context_rules.json",
-        "commit": _commit(),
+        "commit": git_commit(),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "reasons": score(items, lambda m: m.flags),
         "items": [{"question": i.question, "reason": i.reason, "mentions": [

@@ -13,30 +13,21 @@ import argparse
 import datetime as dt
 import os
 import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import orjson
-from common import REPO, default_data_dir, patient_bundles
+from common import REPO, default_data_dir, git_commit, patient_bundles
 
 SECTIONS = ("ingest", "notes", "nlp", "query", "hook", "hook_profile", "controller", "growth", "html", "soak", "screen")
-
-
-def _git_commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def _environment() -> dict[str, Any]:
     return {
         "python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
-        "load_average_at_start": [round(x, 2) for x in os.getloadavg()], "commit": _git_commit(),
+        "load_average_at_start": [round(x, 2) for x in os.getloadavg()], "commit": git_commit(),
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
 
