@@ -56,7 +56,7 @@ bench: venv
 	$(BIN)/python benchmarks/run_bench.py --out results
 
 lint: venv
-	$(BIN)/ruff check plugin core fhir_adapters nlp cds_hooks benchmarks tests
+	$(BIN)/ruff check model plugin wording core fhir_adapters nlp cds_hooks benchmarks tests
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,4 +1,4 @@
-"""Per-query latency of the budgeted search (core/discovery.py) against the default path
+"""Per-query latency of the budgeted search (core/discover/search.py) against the default path
 (exhaustive grounding), same run.
 
     .venv/bin/python benchmarks/bench_controller.py [--repeat 3] [--out results/controller_bench.json]
@@ -15,11 +15,11 @@ import time
 from pathlib import Path
 
 import orjson
-from medeventgraph.core.index import build_index
-from medeventgraph.core.query import VerificationQuery
-from medeventgraph.core.verify import verify_query
+from medeventgraph.core.answer import verify_query
+from medeventgraph.core.index.patient_index import build_index
+from medeventgraph.core.query.model import VerificationQuery
 from medeventgraph.fhir_adapters.ingest import load_paths
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

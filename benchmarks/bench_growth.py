@@ -13,9 +13,9 @@ import orjson
 from bench_ingest import load_record
 from bench_query import bench_queries
 from common import timed
-from medeventgraph.core.index import build_index
+from medeventgraph.core.index.patient_index import build_index
 from medeventgraph.fhir_adapters.ingest import ingest_json
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 __all__ = ["bench_growth", "replicate"]
 

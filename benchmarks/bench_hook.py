@@ -23,7 +23,7 @@ from common import summary
 from medeventgraph.app import serving
 from medeventgraph.cds_hooks import create_app
 from medeventgraph.cds_hooks.prefetch import PATIENT_PREFETCH
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 from queries import make_queries
 
 __all__ = ["bench_hook", "prefetch_for", "serve"]
@@ -134,7 +134,7 @@ def _index_facts(app: Any) -> dict[str, Any]:
 
 def bench_hook(path: Path, repeats: int, log=print) -> dict[str, Any]:
     from bench_ingest import load_record
-    from medeventgraph.core.index import build_index
+    from medeventgraph.core.index.patient_index import build_index
 
     raw = path.read_bytes()
     patient, prefetch = prefetch_for(orjson.loads(raw))

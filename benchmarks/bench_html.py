@@ -19,8 +19,8 @@ from typing import Any
 import orjson
 from common import REPO, summary, timed
 from medeventgraph.fhir_adapters.notes import html_to_text
+from medeventgraph.model.occurrence import EventTime, Granularity, Kind, NoteDocument, NoteText, TimeType
 from medeventgraph.nlp import NotePipeline, TargetTerm
-from medeventgraph.occurrence import EventTime, Granularity, Kind, NoteDocument, NoteText, TimeType
 
 __all__ = ["bench_html"]
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import orjson
 from common import Timing, summary, timed
-from medeventgraph.core.index import build_index
-from medeventgraph.core.lexicon import load_lexicon
+from medeventgraph.core.index.patient_index import build_index
+from medeventgraph.core.query.lexicon import load_lexicon
 from medeventgraph.fhir_adapters.ingest import ingest_json
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 __all__ = ["bench_bundle", "bench_ingest", "load_record"]
 

@@ -35,10 +35,10 @@ from pathlib import Path
 import medspacy
 import spacy
 from medeventgraph.fhir_adapters import load_paths
+from medeventgraph.model.occurrence import Kind, NoteDocument
 from medeventgraph.nlp import NotePipeline, TargetTerm
 from medeventgraph.nlp.sections import add_sectionizer
 from medeventgraph.nlp.sentences import add_sentence_splitter
-from medeventgraph.occurrence import Kind, NoteDocument
 
 REPO = Path(__file__).resolve().parents[1]
 BASELINE = "2c3e502"  # main before the real-text note work (issue #11 items 1, 2, 7; issue #10 linear time)
@@ -216,7 +216,7 @@ def linear_texts(size: int) -> dict[str, str]:
 def linear_time(runs: int, sizes: tuple[int, int, int] = LINEAR_SIZES) -> dict:
     """Seconds per size of unpunctuated text (fresh cache each time) and the largest/smallest
     ratio (sizes 1x, 2x, 4x: 20k/40k/80k characters; a quick run uses a quarter of that)."""
-    from medeventgraph.occurrence import EventTime, Granularity, NoteText, TimeType
+    from medeventgraph.model.occurrence import EventTime, Granularity, NoteText, TimeType
 
     pipeline = NotePipeline(max_note_chars=max(sizes) + 1, cache_size=0)
     small, middle, large = sizes

@@ -9,8 +9,8 @@ import time
 from typing import Any
 
 from common import summary
-from medeventgraph.core.verify import verify_query
-from medeventgraph.settings import Settings
+from medeventgraph.core.answer import verify_query
+from medeventgraph.model.settings import Settings
 from queries import QUERY_TYPES, make_queries
 
 __all__ = ["bench_queries"]

@@ -46,7 +46,7 @@ import httpx
 import orjson
 from bench_hook import PATIENT_VIEW, VERIFY, _body, _fresh, prefetch_for
 from common import REPO, default_data_dir, patient_bundles, summary
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 __all__ = ["bench_soak"]
 

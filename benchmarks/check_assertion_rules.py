@@ -94,10 +94,10 @@ def kit_unit(sentence: str) -> str:
 
 
 def kit_cases(rows: Iterable[Row], pipeline: Any) -> Cases:
+    from medeventgraph.model.occurrence import EventTime, Granularity, Kind, NoteDocument, NoteText, TimeType
     from medeventgraph.nlp import TargetTerm
     from medeventgraph.nlp.pipeline import matched_targets
     from medeventgraph.nlp.targets import TermMatcher
-    from medeventgraph.occurrence import EventTime, Granularity, Kind, NoteDocument, NoteText, TimeType
 
     date = EventTime(start=datetime(2020, 1, 1, tzinfo=UTC), type=TimeType.DOCUMENTATION, granularity=Granularity.DAY)
     out = Cases([], [])
@@ -330,8 +330,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="another context rule file instead of nlp/resources/context_rules.json")
     args = parser.parse_args(argv)
     from eval_assertions import rule_set
+    from medeventgraph.model.settings import Settings
     from medeventgraph.nlp import NotePipeline
-    from medeventgraph.settings import Settings
 
     settings = Settings()
     pipeline = NotePipeline(max_note_chars=settings.max_note_chars, cache_size=settings.note_cache_size,

@@ -63,8 +63,8 @@ def load_rows(path: Path) -> list[Row]:
 
 
 def note_pipeline_predict(rules: Path | None = None) -> Callable[[Row], frozenset[str] | None]:
+    from medeventgraph.model.occurrence import EventTime, Granularity, Kind, NoteDocument, NoteText, TimeType
     from medeventgraph.nlp import NotePipeline, TargetTerm
-    from medeventgraph.occurrence import EventTime, Granularity, Kind, NoteDocument, NoteText, TimeType
 
     pipeline = NotePipeline(cache_size=0, context_rules=rule_set(rules))
     date = EventTime(start=datetime(2020, 1, 1, tzinfo=UTC), type=TimeType.DOCUMENTATION,

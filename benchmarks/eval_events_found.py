@@ -23,10 +23,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 def measure(data: Path) -> dict[str, dict]:
     from medeventgraph.api import load, make_note_pipeline, select_patient
-    from medeventgraph.core.index import build_index
-    from medeventgraph.core.query import VerificationQuery
-    from medeventgraph.core.simple import ground_all
-    from medeventgraph.settings import Settings
+    from medeventgraph.core.discover.exhaustive import ground_all
+    from medeventgraph.core.index.patient_index import build_index
+    from medeventgraph.core.query.model import VerificationQuery
+    from medeventgraph.model.settings import Settings
 
     queries = {}
     for line in (data / "labels" / "queries.jsonl").read_text(encoding="utf-8").splitlines():

@@ -107,11 +107,11 @@ def load_items(data: Path, split: str, pipeline: Any) -> tuple[list[Item], dict[
     """The split's questions with the reasons above, their quoted mentions, and each report's
     documents (reference -> NoteDocument) for re-reading them with other rules."""
     from medeventgraph.api import load, select_patient
-    from medeventgraph.core.index import build_index
-    from medeventgraph.core.query import VerificationQuery
-    from medeventgraph.core.simple import ground_all, query_mentions
-    from medeventgraph.occurrence import Origin
-    from medeventgraph.settings import Settings
+    from medeventgraph.core.discover.exhaustive import ground_all, query_mentions
+    from medeventgraph.core.index.patient_index import build_index
+    from medeventgraph.core.query.model import VerificationQuery
+    from medeventgraph.model.occurrence import Origin
+    from medeventgraph.model.settings import Settings
 
     settings = Settings()
     queries = {q["id"]: q for q in map(json.loads, (data / "labels" / "queries.jsonl").read_text().splitlines())}
@@ -195,8 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sys.path.insert(0, str(REPO / "benchmarks"))
     from eval_assertions import rule_set
+    from medeventgraph.model.settings import Settings
     from medeventgraph.nlp import NotePipeline
-    from medeventgraph.settings import Settings
 
     settings = Settings()
     pipeline = NotePipeline(max_note_chars=settings.max_note_chars, cache_size=settings.note_cache_size,

@@ -32,13 +32,13 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 BASELINE = "8a9b95c"  # main before the issue #19 changes to the cold hook
 STAGES = {  # label -> (module, attribute): what each stage is, in call order
-    "gather": ("medeventgraph.cds_hooks.routes_hooks", "gather"),
+    "gather": ("medeventgraph.cds_hooks.routes.hooks", "gather"),
     "content_hash": ("medeventgraph.cds_hooks.engine", "content_hash"),
     "check_shapes": ("medeventgraph.cds_hooks.engine", "check_shapes"),
     "ingest": ("medeventgraph.fhir_adapters", "ingest_json"),
-    "build_index": ("medeventgraph.core.index", "build_index"),
+    "build_index": ("medeventgraph.core.index.patient_index", "build_index"),
     "verify": ("medeventgraph.cds_hooks.engine", "Engine.verify_asked"),
-    "card": ("medeventgraph.cds_hooks.routes_hooks", "verdict_card"),
+    "card": ("medeventgraph.cds_hooks.routes.hooks", "verdict_card"),
 }
 
 
@@ -79,8 +79,8 @@ def worker(bundle: Path, calls: int, profile: Path | None) -> dict[str, Any]:
     from bench_ingest import load_record
     from fastapi.testclient import TestClient
     from medeventgraph.cds_hooks import create_app
-    from medeventgraph.core.index import build_index
-    from medeventgraph.settings import Settings
+    from medeventgraph.core.index.patient_index import build_index
+    from medeventgraph.model.settings import Settings
     from queries import make_queries
 
     raw = bundle.read_bytes()

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from medeventgraph.core.query import VerificationQuery
-from medeventgraph.occurrence import Kind, Occurrence, Origin
+from medeventgraph.core.query.model import VerificationQuery
+from medeventgraph.model.occurrence import Kind, Occurrence, Origin
 
 __all__ = ["QUERY_TYPES", "make_queries"]
 

@@ -185,8 +185,8 @@ def _query_section(target: Path, repeats: int) -> dict[str, Any]:
     from bench_ingest import load_record
     from bench_query import bench_queries
     from medeventgraph.api import make_note_pipeline
-    from medeventgraph.core.index import build_index
-    from medeventgraph.settings import Settings
+    from medeventgraph.core.index.patient_index import build_index
+    from medeventgraph.model.settings import Settings
 
     print("query")
     record = load_record(target.read_bytes())

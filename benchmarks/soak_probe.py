@@ -28,7 +28,7 @@ from bench_soak import _rss_mb
 from common import default_data_dir, patient_bundles
 from medeventgraph.app import serving
 from medeventgraph.cds_hooks import create_app
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 QUERY = {"id": "soak", "events": [{"id": "e0", "text": "vancomycin", "kind": "medication"},
                                   {"id": "e1", "text": "acute kidney injury", "kind": "condition"}],

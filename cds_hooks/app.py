@@ -9,19 +9,20 @@ from contextlib import asynccontextmanager
 import httpx
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
-from medeventgraph import __version__
-from medeventgraph.settings import Settings
-
-from . import routes_discovery, routes_feedback, routes_hooks
-from .body_limit import BodyLimitMiddleware
-from .deps import ServiceState
-from .engine import Engine
-from .errors import install_error_handlers
-from .feedback_log import FeedbackLog
-from .log_safety import ErrorIdMiddleware, configure_service_logging
-from .replay import ReplayCache
-from .trust import load_trust_store
-from .watchlist import load_watchlist
+from medeventgraph.cds_hooks.auth.replay import ReplayCache
+from medeventgraph.cds_hooks.auth.trust import load_trust_store
+from medeventgraph.cds_hooks.body_limit import BodyLimitMiddleware
+from medeventgraph.cds_hooks.deps import ServiceState
+from medeventgraph.cds_hooks.engine import Engine
+from medeventgraph.cds_hooks.errors import install_error_handlers
+from medeventgraph.cds_hooks.feedback_log import FeedbackLog
+from medeventgraph.cds_hooks.log_safety import ErrorIdMiddleware, configure_service_logging
+from medeventgraph.cds_hooks.routes import discovery as routes_discovery
+from medeventgraph.cds_hooks.routes import feedback as routes_feedback
+from medeventgraph.cds_hooks.routes import hooks as routes_hooks
+from medeventgraph.cds_hooks.watchlist import load_watchlist
+from medeventgraph.model.settings import Settings
+from medeventgraph.model.version import __version__
 
 __all__ = ["create_app", "run"]
 

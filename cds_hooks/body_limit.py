@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import asyncio
 
-from medeventgraph.outcome import Issue
+from medeventgraph.cds_hooks.errors import outcome_response
+from medeventgraph.model.outcome import Issue
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-from .errors import outcome_response
 
 __all__ = ["BodyLimitMiddleware", "RequestTooLarge"]
 

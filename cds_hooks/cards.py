@@ -1,4 +1,4 @@
-"""Verdicts as CDS Hooks cards, in the words of medeventgraph.wording: a summary a clinician
+"""Verdicts as CDS Hooks cards, in the words of medeventgraph.wording.summary: a summary a clinician
 reads in five seconds, a detail that says what was checked and shows the deciding entries
 (each with its FHIR reference), and the codes and scores only in the audit line at the end.
 """
@@ -9,15 +9,14 @@ import json
 import uuid
 from typing import TYPE_CHECKING
 
-from medeventgraph.settings import Settings
-from medeventgraph.wording import finding_text
-from medeventgraph.wording_time import duration_words
-
-from .models import Card, Coding, Link, Source
+from medeventgraph.cds_hooks.models import Card, Coding, Link, Source
+from medeventgraph.model.settings import Settings
+from medeventgraph.wording.summary import finding_text
+from medeventgraph.wording.times import duration_words
 
 if TYPE_CHECKING:
-    from medeventgraph.core.query import VerificationQuery
-    from medeventgraph.core.verdict import Verdict
+    from medeventgraph.core.query.model import VerificationQuery
+    from medeventgraph.core.query.verdict import Verdict
 
 __all__ = ["OVERRIDE_REASONS", "TOPIC_SYSTEM", "action_note", "app_context", "describe_query", "verdict_card", "wants_card"]
 

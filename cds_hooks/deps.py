@@ -7,13 +7,12 @@ from typing import Annotated, Any
 
 import httpx
 from fastapi import Depends, Request
-from medeventgraph.settings import Settings
-
-from .auth import ReplayCache, verify_request
-from .engine import Engine
-from .feedback_log import FeedbackLog
-from .trust import TrustStore
-from .watchlist import WatchList
+from medeventgraph.cds_hooks.auth.tokens import ReplayCache, verify_request
+from medeventgraph.cds_hooks.auth.trust import TrustStore
+from medeventgraph.cds_hooks.engine import Engine
+from medeventgraph.cds_hooks.feedback_log import FeedbackLog
+from medeventgraph.cds_hooks.watchlist import WatchList
+from medeventgraph.model.settings import Settings
 
 __all__ = ["CallerDep", "OptionalCallerDep", "ServiceState", "SettingsDep", "StateDep"]
 

@@ -10,18 +10,17 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any
 
+from medeventgraph.cds_hooks.cache import IndexCache
+from medeventgraph.cds_hooks.errors import HookError
+from medeventgraph.cds_hooks.prefetch import PatientData, check_shapes, content_hash
+from medeventgraph.cds_hooks.worker_pool import Deadline, Workers
 from medeventgraph.fhir_adapters.json_shape import shape_problem
 from medeventgraph.fhir_adapters.limits import InputLimits
-from medeventgraph.settings import Settings
-
-from .cache import IndexCache
-from .errors import HookError
-from .prefetch import PatientData, check_shapes, content_hash
-from .work import Deadline, Workers
+from medeventgraph.model.settings import Settings
 
 if TYPE_CHECKING:
-    from medeventgraph.core.query import VerificationQuery
-    from medeventgraph.core.verdict import Verdict
+    from medeventgraph.core.query.model import VerificationQuery
+    from medeventgraph.core.query.verdict import Verdict
 
 __all__ = ["Engine"]
 
@@ -61,7 +60,7 @@ class Engine:
         digest = content_hash(data.resources, limits.max_json_depth)
 
         def build() -> Any:
-            from medeventgraph.core.index import build_index
+            from medeventgraph.core.index.patient_index import build_index
             from medeventgraph.fhir_adapters import ingest_json
 
             # Only on a miss: content that was cached has been checked already.
@@ -78,21 +77,19 @@ class Engine:
         return self.cache.get_or_build(patient, digest, build)
 
     def verify(self, index: Any, query: VerificationQuery, deadline: Deadline | None = None) -> Verdict:
-        from medeventgraph.core.verify import verify_query
-
-        if deadline is not None:
-            deadline.check()
-        return verify_query(index, query, self.settings)
+        return self.verify_asked(index, query, None, deadline)[1]
 
     def verify_asked(self, index: Any, query: VerificationQuery, question: str | None,
                      deadline: Deadline | None = None) -> tuple[VerificationQuery, Verdict]:
         """Verify `query`, made from `question` (None: sent as JSON) before the record was read,
         with its action words read against the index's record (core.question_record); the query
         as verified, and the verdict saying in search.grounding how the record decided."""
-        from medeventgraph.core.question_record import read_on_record, with_action_notes
+        from medeventgraph.core.answer import answer
 
-        query, notes = read_on_record(query, question, index.record)
-        return query, with_action_notes(self.verify(index, query, deadline), notes)
+        if deadline is not None:
+            deadline.check()
+        answered = answer(index, query, self.settings, question=question)
+        return answered.query, answered.verdict
 
     def verify_many(self, index: Any, queries: list[VerificationQuery],
                     deadline: Deadline | None = None) -> list[Verdict]:
@@ -101,7 +98,7 @@ class Engine:
     @staticmethod
     def parse_query(value: dict[str, Any] | str) -> VerificationQuery:
         """The verify hook's query: the JSON model, or a free-text question when a parser exists."""
-        from medeventgraph.core.query import VerificationQuery
+        from medeventgraph.core.query.model import VerificationQuery
         from pydantic import ValidationError
 
         if isinstance(value, dict):
@@ -120,7 +117,7 @@ class Engine:
             raise HookError(400, f"context.query: question: {problem.rule}", code=problem.code,
                             expression=("context.query",))
         try:
-            from medeventgraph.core.question import QuestionParseError, parse_question
+            from medeventgraph.core.query.question import QuestionParseError, parse_question
         except ImportError:
             raise HookError(400, "context.query: free-text questions are not supported by this build; "
                                  "send the query JSON model", code="not-supported") from None

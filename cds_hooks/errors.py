@@ -11,7 +11,7 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from medeventgraph.outcome import Issue, operation_outcome
+from medeventgraph.model.outcome import Issue, operation_outcome
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 __all__ = ["HookError", "install_error_handlers", "outcome_response"]

@@ -8,8 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
-
-from .feedback_models import FeedbackItem
+from medeventgraph.cds_hooks.feedback_models import FeedbackItem
 
 __all__ = ["FeedbackLog"]
 

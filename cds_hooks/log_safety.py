@@ -12,10 +12,9 @@ from __future__ import annotations
 import logging
 import uuid
 
-from medeventgraph.outcome import Issue
+from medeventgraph.cds_hooks.errors import outcome_response
+from medeventgraph.model.outcome import Issue
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-from .errors import outcome_response
 
 __all__ = ["QUIET_LOGGERS", "ErrorIdMiddleware", "configure_service_logging"]
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from medeventgraph.cds_hooks.feedback_models import (  # re-exported: the feedback bodies
+    FeedbackItem,
+    FeedbackRequest,
+)
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from .feedback_models import FeedbackItem, FeedbackRequest  # re-exported: the feedback bodies
 
 __all__ = [
     "Card",

@@ -16,13 +16,12 @@ from urllib.parse import quote
 
 import httpx
 import orjson
+from medeventgraph.cds_hooks.errors import HookError
+from medeventgraph.cds_hooks.fhir_client import FhirClient, FhirFetchError, next_link, resources_of
+from medeventgraph.cds_hooks.models import HookRequest
 from medeventgraph.fhir_adapters.json_shape import shape_problem
 from medeventgraph.fhir_adapters.resource_types import KNOWN_RESOURCE_TYPES
-from medeventgraph.settings import Settings
-
-from .errors import HookError
-from .fhir_client import FhirClient, FhirFetchError, next_link, resources_of
-from .models import HookRequest
+from medeventgraph.model.settings import Settings
 
 __all__ = ["PATIENT_PREFETCH", "PatientData", "check_shapes", "content_hash", "gather", "render_template"]
 

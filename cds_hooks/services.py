@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .models import ServiceDefinition
-from .prefetch import PATIENT_PREFETCH
+from medeventgraph.cds_hooks.models import ServiceDefinition
+from medeventgraph.cds_hooks.prefetch import PATIENT_PREFETCH
 
 __all__ = ["ORDER_SELECT", "ORDER_SIGN", "PATIENT_VIEW", "SERVICES", "VERIFY", "VERIFY_HOOK"]
 

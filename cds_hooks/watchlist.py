@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import Literal
 
 import orjson
-from medeventgraph.core.query import ActionName, EventSpec, RelationSpec, VerificationQuery, parse_duration
+from medeventgraph.core.query.model import (
+    ActionName,
+    EventSpec,
+    RelationSpec,
+    VerificationQuery,
+    parse_duration,
+)
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = ["OrderChecks", "Watch", "WatchEvent", "WatchList", "load_watchlist"]

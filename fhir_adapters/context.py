@@ -8,8 +8,8 @@ from medeventgraph.fhir_adapters.elements import as_list, concept
 from medeventgraph.fhir_adapters.limits import InputLimits
 from medeventgraph.fhir_adapters.references import ReferenceIndex, reference_string
 from medeventgraph.fhir_adapters.resource_types import OCCURRENCE_TYPES
-from medeventgraph.occurrence import Concept, EventTime, NoteDocument, Occurrence
-from medeventgraph.outcome import Issue
+from medeventgraph.model.occurrence import Concept, EventTime, NoteDocument, Occurrence
+from medeventgraph.model.outcome import Issue
 
 __all__ = ["MapContext"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from medeventgraph.occurrence import Coding, Concept, Value
+from medeventgraph.model.occurrence import Coding, Concept, Value
 
 __all__ = [
     "as_list",

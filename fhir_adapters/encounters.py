@@ -9,7 +9,7 @@ from typing import Any
 
 from medeventgraph.fhir_adapters.references import ReferenceIndex
 from medeventgraph.fhir_adapters.times import encounter_bound
-from medeventgraph.occurrence import EventTime, Kind, NoteDocument, Occurrence, TimeType
+from medeventgraph.model.occurrence import EventTime, Kind, NoteDocument, Occurrence, TimeType
 
 __all__ = ["admissions", "bound_by_encounter_end", "encounter_bounds", "within_admission"]
 

@@ -27,12 +27,12 @@ from medeventgraph.fhir_adapters.encounters import (
 )
 from medeventgraph.fhir_adapters.json_shape import shape_problem
 from medeventgraph.fhir_adapters.limits import DEFAULT_LIMITS, InputLimits
-from medeventgraph.fhir_adapters.mappers import MAPPERS
+from medeventgraph.fhir_adapters.mappers.registry import MAPPERS
 from medeventgraph.fhir_adapters.reader import RawItem, items_from_json, read_paths
 from medeventgraph.fhir_adapters.record import IngestResult
 from medeventgraph.fhir_adapters.references import ReferenceIndex, key_from_full_url
 from medeventgraph.fhir_adapters.resource_types import KNOWN_RESOURCE_TYPES, PATIENT_FIELDS
-from medeventgraph.outcome import InputError, Issue
+from medeventgraph.model.outcome import InputError, Issue
 
 __all__ = ["DEFAULT_MAX_NOTE_CHARS", "ingest_items", "ingest_json", "load_paths"]
 

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from medeventgraph.fhir_adapters.html_text import VisibleText
-from medeventgraph.occurrence import NoteText
+from medeventgraph.model.occurrence import NoteText
 
 __all__ = ["TEXT_TYPES", "AttachmentProblem", "decode_attachment", "html_to_text"]
 

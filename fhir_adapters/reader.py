@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 from medeventgraph.fhir_adapters.inflate import TooLarge, fits, inflated_pieces, lines_of
-from medeventgraph.outcome import InputError, Issue
+from medeventgraph.model.outcome import InputError, Issue
 
 __all__ = ["FILE_SUFFIXES", "RawItem", "items_from_json", "parse_json_bytes", "read_paths", "shown"]
 

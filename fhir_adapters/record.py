@@ -6,8 +6,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from medeventgraph.occurrence import NoteDocument, Occurrence
-from medeventgraph.outcome import Issue
+from medeventgraph.model.occurrence import NoteDocument, Occurrence
+from medeventgraph.model.outcome import Issue
 
 __all__ = ["IngestResult", "PatientRecord"]
 

@@ -11,7 +11,7 @@ import re
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
-from medeventgraph.occurrence import EventTime, Granularity, TimeType
+from medeventgraph.model.occurrence import EventTime, Granularity, TimeType
 
 __all__ = [
     "TimeChoice",

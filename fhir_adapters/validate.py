@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from medeventgraph.fhir_adapters.resource_types import KNOWN_RESOURCE_TYPES
-from medeventgraph.outcome import Issue
+from medeventgraph.model.outcome import Issue
 
 __all__ = ["validate_resource"]
 

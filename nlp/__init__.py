@@ -1,6 +1,6 @@
 """Note text -> note-mention Occurrences: medspaCy targets, ConText, sections, spans, note dates.
 
-Depends only on the plain data types of `medeventgraph.occurrence` (never on core).
+Depends only on the plain data types of `medeventgraph.model.occurrence` (never on core).
 
 Examples
 --------

@@ -18,7 +18,7 @@ from itertools import accumulate
 from pathlib import Path
 
 import medspacy
-from medeventgraph.occurrence import Assertion
+from medeventgraph.model.occurrence import Assertion
 from medspacy.common.util import prune_overlapping_matches
 from medspacy.context import ConTextGraph, ConTextModifier, ConTextRule
 from spacy.language import Language

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from medeventgraph.occurrence import EventTime, Granularity, TimeType
+from medeventgraph.model.occurrence import EventTime, Granularity, TimeType
 
 __all__ = ["TimeMention", "find_times", "nearest_time", "resolve_relative"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from medeventgraph.occurrence import (
+from medeventgraph.model.occurrence import (
     Concept,
     EventTime,
     Granularity,

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import medspacy
-from medeventgraph.occurrence import EventTime, NoteDocument, NoteText, Occurrence
+from medeventgraph.model.occurrence import EventTime, NoteDocument, NoteText, Occurrence
 from medspacy.context import ConTextRule
 from spacy.tokens import Span
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from medeventgraph.occurrence import Kind
+from medeventgraph.model.occurrence import Kind
 from medspacy.context import ConTextRule
 from medspacy.section_detection import SectionRule
 

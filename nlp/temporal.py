@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 
-from medeventgraph.occurrence import EventTime, Granularity
+from medeventgraph.model.occurrence import EventTime, Granularity
 
 from .dates import TimeMention
 from .temporal_rules import TemporalRule, load_temporal_rules

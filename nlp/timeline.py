@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from medeventgraph.occurrence import EventTime, NoteDocument
+from medeventgraph.model.occurrence import EventTime, NoteDocument
 
 from .dates import TimeMention
 from .processed import ProcessedNote, SentenceSpan

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from medeventgraph.occurrence import (
+from medeventgraph.model.occurrence import (
     Coding,
     Concept,
     Kind,

@@ -3,7 +3,7 @@
 >>> from medeventgraph import verify   # verify(resources, query) -> Verdict
 """
 
-__version__ = "0.1.0"
+from medeventgraph.model.version import __version__
 
 __all__ = ["__version__", "verify"]
 

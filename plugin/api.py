@@ -7,16 +7,16 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from medeventgraph.core.index import PatientIndex, build_index
-from medeventgraph.core.query import VerificationQuery
-from medeventgraph.core.question_record import read_on_record, with_action_notes
-from medeventgraph.core.verdict import Verdict
-from medeventgraph.core.verify import verify_query
+from medeventgraph.core.answer import answer
+from medeventgraph.core.index.patient_index import PatientIndex, build_index
+from medeventgraph.core.query.model import VerificationQuery
+from medeventgraph.core.query.question_record import read_on_record
+from medeventgraph.core.query.verdict import Verdict
 from medeventgraph.fhir_adapters.ingest import ingest_json, load_paths
 from medeventgraph.fhir_adapters.limits import InputLimits
 from medeventgraph.fhir_adapters.record import IngestResult, PatientRecord
-from medeventgraph.outcome import InputError, Issue
-from medeventgraph.settings import Settings
+from medeventgraph.model.outcome import InputError, Issue
+from medeventgraph.model.settings import Settings
 
 __all__ = [
     "index_for",
@@ -29,7 +29,6 @@ __all__ = [
     "select_patient",
     "verify",
     "verify_index",
-    "with_action_notes",
 ]
 
 
@@ -85,7 +84,7 @@ def parse_query_noted(
     text = question_text(query)
     if text is None:
         return VerificationQuery.model_validate(orjson.loads(query)), {}
-    from medeventgraph.core.question import parse_question_noted
+    from medeventgraph.core.query.question import parse_question_noted
 
     parsed, notes = parse_question_noted(text)
     return (parsed, notes) if record is None else read_on_record(parsed, text, record)
@@ -93,8 +92,7 @@ def parse_query_noted(
 
 def verify_index(index: PatientIndex, query: str | dict | VerificationQuery, settings: Settings) -> Verdict:
     """Verify a query or question against one patient's index (questions read with the record)."""
-    parsed, notes = parse_query_noted(query, index.record)
-    return with_action_notes(verify_query(index, parsed, settings), notes)
+    return answer(index, parse_query(query), settings, question=question_text(query)).verdict
 
 
 def make_note_pipeline(settings: Settings):
@@ -129,4 +127,4 @@ def verify(
 def verify_many(
     index: PatientIndex, queries: Iterable[VerificationQuery], settings: Settings
 ) -> list[Verdict]:
-    return [verify_query(index, q, settings) for q in queries]
+    return [answer(index, q, settings).verdict for q in queries]

@@ -13,15 +13,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from fastapi import FastAPI
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 __all__ = ["create_app", "run", "serving"]
 
 
 def create_app(settings: Settings) -> FastAPI:
     from medeventgraph.cds_hooks import create_app as create_cds_app
-
-    from .smart import install_smart
+    from medeventgraph.smart.launch import install_smart
 
     app = create_cds_app(settings)
     app.title = "MedEventGraph service (CDS Hooks + SMART launch)"

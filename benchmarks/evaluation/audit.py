@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from statistics import mean
 
-from medeventgraph.core.index import PatientIndex
+from medeventgraph.core.index.patient_index import PatientIndex
 from medeventgraph.evaluation.cases import Case, Gold
 
 __all__ = ["ALLOWED_EDGES", "FORBIDDEN_FIELDS", "audit", "key_paths"]

@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from medeventgraph.core.query import VerificationQuery
+from medeventgraph.core.query.model import VerificationQuery
 
 __all__ = ["Case", "Gold", "Variant", "case_id", "render_query"]
 

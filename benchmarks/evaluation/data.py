@@ -15,7 +15,7 @@ from pathlib import Path
 from medeventgraph.api import load
 from medeventgraph.evaluation.gold import display_term, gold_matches, instance_of
 from medeventgraph.fhir_adapters.record import PatientRecord
-from medeventgraph.occurrence import Granularity, Kind, Occurrence, Origin, TimeType
+from medeventgraph.model.occurrence import Granularity, Kind, Occurrence, Origin, TimeType
 
 __all__ = [
     "DATASETS",

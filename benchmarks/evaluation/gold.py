@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
-from medeventgraph.occurrence import Action, Kind, Occurrence, Origin
+from medeventgraph.model.occurrence import Action, Kind, Occurrence, Origin
 
 __all__ = ["KINDS", "display_term", "gold_matches", "instance_of", "kind_names", "norm", "phrase_in"]
 

@@ -42,11 +42,12 @@ def ask_all(bundles: Path, questions: list[LabelledQuestion], *, log=print, pipe
     per report, built once for its questions. `pipeline`: a note pipeline already built (tests
     share one); by default the one the settings make."""
     from medeventgraph.api import load, make_note_pipeline, select_patient
-    from medeventgraph.core.index import build_index
-    from medeventgraph.core.query import VerificationQuery
-    from medeventgraph.core.verify import ground_all, verify_query
-    from medeventgraph.outcome import InputError
-    from medeventgraph.settings import Settings
+    from medeventgraph.core.answer import verify_query
+    from medeventgraph.core.discover.exhaustive import ground_all
+    from medeventgraph.core.index.patient_index import build_index
+    from medeventgraph.core.query.model import VerificationQuery
+    from medeventgraph.model.outcome import InputError
+    from medeventgraph.model.settings import Settings
     from pydantic import ValidationError
 
     settings = Settings(notes=True)

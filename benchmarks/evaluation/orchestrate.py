@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from medeventgraph.core.assess import load_thresholds
+from medeventgraph.core.decide.assess import load_thresholds
 from medeventgraph.evaluation.audit import audit
 from medeventgraph.evaluation.data import load_corpus
 from medeventgraph.evaluation.evaluate import final_labels, score_all
@@ -17,7 +17,7 @@ from medeventgraph.evaluation.runner import latest_split, run_all, split_patient
 from medeventgraph.evaluation.standalone import run_standalone
 from medeventgraph.evaluation.tuning import freeze as freeze_thresholds
 from medeventgraph.evaluation.tuning import histogram, select_b5, select_taus
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 __all__ = ["SMOKE_CAPS", "evaluate"]
 

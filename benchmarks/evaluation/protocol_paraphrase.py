@@ -20,15 +20,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from medeventgraph.core.discovery import controller_discovery
-from medeventgraph.core.index import PatientIndex, build_index
-from medeventgraph.core.lexicon import normalize_text
-from medeventgraph.core.verdict import FailureType
-from medeventgraph.core.verify import verify_query
+from medeventgraph.core.answer import verify_query
+from medeventgraph.core.discover.search import controller_discovery
+from medeventgraph.core.index.patient_index import PatientIndex, build_index
+from medeventgraph.core.query.lexicon import normalize_text
+from medeventgraph.core.query.verdict import FailureType
 from medeventgraph.evaluation import metrics as M
 from medeventgraph.evaluation.cases import Case, Gold, case_id
 from medeventgraph.evaluation.methods.base import BUDGET
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 __all__ = ["GENERIC", "METHODS", "REFERENCE", "invert", "paraphrase_cases", "run_case", "run_t11", "settings_for", "threshold_check"]
 
@@ -128,8 +128,8 @@ def threshold_check(cases: list[tuple[Case, Gold]], corpus) -> dict:
     """On the given (dev) cases: per renamed event, the best similarity to a record row that is
     no endpoint instance (a wrong binding) and to one that is (a right one), against the frozen
     threshold; what the threshold in core/resources/similarity.json is checked against."""
-    from medeventgraph.core.binding import kind_allows
-    from medeventgraph.core.similarity import best_similarity, load_rule, prime
+    from medeventgraph.core.evidence.binding import kind_allows
+    from medeventgraph.core.evidence.similarity import best_similarity, load_rule, prime
 
     rule = load_rule()
     wrong, right = [], []

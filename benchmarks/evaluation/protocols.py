@@ -16,7 +16,7 @@ from datetime import timedelta
 from medeventgraph.evaluation.cases import Case, Gold, Variant, case_id, render_query
 from medeventgraph.evaluation.data import PatientData, clinical, precise
 from medeventgraph.evaluation.gold import display_term, gold_matches, instance_of
-from medeventgraph.occurrence import Occurrence
+from medeventgraph.model.occurrence import Occurrence
 
 __all__ = ["STANDALONE", "Caps", "Concept", "generate"]
 

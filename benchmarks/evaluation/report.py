@@ -101,7 +101,7 @@ def _search_section(res: dict) -> list[str]:
     parts = [m for m in names if m not in budgets]
     L = ["## The budgeted search against B6 (test)", "",
          ("B6 hands the contract every grounded occurrence (no budget). `S<k>` runs the search alone "
-          "(core/discovery.py, no record-wide pass) with at most k candidates: what an LLM assessor or a dense "
+          "(core/discover/search.py, no record-wide pass) with at most k candidates: what an LLM assessor or a dense "
           "search over a very large record would be given. Its bundle's coverage says which events and scope "
           "units it holds completely; order and absence refutations need both sides complete."), ""]
     if budgets:
@@ -216,9 +216,9 @@ def _dev_scores(th: dict) -> list[str]:
 
     L = [(f"The dev selection ran over B6 scores taking {len(sp)} distinct S+ values ({listed(sp, 12)}) and "
           f"{len(sm)} distinct S- values ({listed(sm, 12)}). The scale: S+ grades by timing, values past their "
-          "criterion and assertion certainty (core/assess.py); S- by each piece of counter-evidence's strength "
+          "criterion and assertion certainty (core/decide/assess.py); S- by each piece of counter-evidence's strength "
           "(a reverse order by how far past the contradiction, a stated reverse order 0.8, a documented absence 1) "
-          "times its certainty (uncertain half), independent pieces combined as a noisy-OR (core/counter.py). "
+          "times its certainty (uncertain half), independent pieces combined as a noisy-OR (core/decide/counter.py). "
           "tau- is searched above 0.5, so one uncertain piece never refutes alone."), ""]
     hist = th.get("dev_histogram")
     if hist:

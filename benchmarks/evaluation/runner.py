@@ -11,13 +11,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from medeventgraph.api import make_note_pipeline
-from medeventgraph.core.index import PatientIndex, build_index
+from medeventgraph.core.index.patient_index import PatientIndex, build_index
 from medeventgraph.evaluation.cases import Case
 from medeventgraph.evaluation.data import Corpus
 from medeventgraph.evaluation.methods import baselines, operators, pipeline  # noqa: F401  (registers)
 from medeventgraph.evaluation.methods.base import METHODS, Method, Output
 from medeventgraph.evaluation.variants import input_record
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 __all__ = ["Row", "latest_split", "run_all", "split_patients"]
 

@@ -52,10 +52,10 @@ def _rates(rows: list[tuple[str, str, str]]) -> dict[str, Any]:
 
 def _verify_all(folder: Path, cases: list[StandaloneCase], notes: bool = False) -> tuple[list[dict[str, Any]], float]:
     from medeventgraph.api import load, make_note_pipeline
-    from medeventgraph.core.index import build_index
-    from medeventgraph.core.query import VerificationQuery
-    from medeventgraph.core.verify import verify_query
-    from medeventgraph.settings import Settings
+    from medeventgraph.core.answer import verify_query
+    from medeventgraph.core.index.patient_index import build_index
+    from medeventgraph.core.query.model import VerificationQuery
+    from medeventgraph.model.settings import Settings
 
     settings = Settings(notes=notes)  # a protocol over notes (module NOTES = True) runs the note pipeline
     pipeline = make_note_pipeline(settings)

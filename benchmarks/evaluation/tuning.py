@@ -19,7 +19,7 @@ __all__ = ["TAU_MINUS_GRID", "TAU_PLUS_GRID", "freeze", "histogram", "label_of",
            "thresholds_path"]
 
 TAU_PLUS_GRID = [round(float(x), 2) for x in np.arange(0.30, 1.0001, 0.05)]
-# tau- stays above 0.5, the weight of one uncertain piece (core/counter.py): uncertain evidence
+# tau- stays above 0.5, the weight of one uncertain piece (core/decide/counter.py): uncertain evidence
 # weighs half, so one uncertain negation alone must never refute, whatever dev would prefer.
 TAU_MINUS_GRID = [round(float(x), 2) for x in np.arange(0.55, 1.0001, 0.05)]
 
@@ -92,7 +92,7 @@ def freeze(choice: dict, b5: dict, dev_summary: dict, n_dev: int) -> dict:
             "lower false-support rate, then by tau_plus nearest the previous one, then by more four-way verdicts as "
             "the gold expects (what places tau-, which binary accuracy cannot), then by tau_minus nearest the "
             "previous one. Verdicts were re-labelled from recorded (S+, S-) by Eq. 7 over the "
-            "graded scale of core/assess.py and core/counter.py. The test split never informed this choice."
+            "graded scale of core/decide/assess.py and core/decide/counter.py. The test split never informed this choice."
         ),
         "chosen_on": "dev split (patient-disjoint), benchmarks/README.md",
         "dev_figures": {"ba": round(choice["dev_ba"], 4), "fsr": round(choice["dev_fsr"], 4),
@@ -102,7 +102,7 @@ def freeze(choice: dict, b5: dict, dev_summary: dict, n_dev: int) -> dict:
         "frozen": dt.date.today().isoformat(),
     }
     path.write_bytes(orjson.dumps(new, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n")
-    from medeventgraph.core.assess import load_thresholds
+    from medeventgraph.core.decide.assess import load_thresholds
 
     load_thresholds.cache_clear()
     return new

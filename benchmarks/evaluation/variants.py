@@ -14,13 +14,20 @@ import random
 from dataclasses import replace
 from datetime import timedelta
 
-from medeventgraph.core.query import RelationType, VerificationQuery
+from medeventgraph.core.query.model import RelationType, VerificationQuery
 from medeventgraph.evaluation.cases import Case
 from medeventgraph.evaluation.data import Corpus
 from medeventgraph.evaluation.gold import gold_matches
 from medeventgraph.evaluation.gold import norm as normalize_text
 from medeventgraph.fhir_adapters.record import PatientRecord
-from medeventgraph.occurrence import UNKNOWN_TIME, EventTime, NoteDocument, NoteText, Occurrence, SourceRef
+from medeventgraph.model.occurrence import (
+    UNKNOWN_TIME,
+    EventTime,
+    NoteDocument,
+    NoteText,
+    Occurrence,
+    SourceRef,
+)
 
 __all__ = ["input_record"]
 

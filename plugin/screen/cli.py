@@ -7,8 +7,8 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from medeventgraph.outcome import InputError, Issue
-from medeventgraph.settings import Settings
+from medeventgraph.model.outcome import InputError, Issue
+from medeventgraph.model.settings import Settings
 
 __all__ = ["add_parser", "screen_command"]
 

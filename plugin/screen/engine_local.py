@@ -11,7 +11,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 from .patient import PatientResult, PatientRow, Screener, worker_screener
 from .plan import connect, shared_resources

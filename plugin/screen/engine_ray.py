@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 from .patient import PatientResult, PatientRow
 from .watch import WatchItem

@@ -14,13 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from medeventgraph.core.index import build_index
-from medeventgraph.core.question_record import read_on_record, with_action_notes
-from medeventgraph.core.verdict import Verdict
-from medeventgraph.core.verify import verify_query
+from medeventgraph.core.answer import answer
+from medeventgraph.core.index.patient_index import build_index
+from medeventgraph.core.query.verdict import Verdict
 from medeventgraph.fhir_adapters.ingest import ingest_items
 from medeventgraph.fhir_adapters.reader import RawItem
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 from .watch import WatchItem, item_verdict
 from .wording import finding_words
@@ -77,21 +76,20 @@ class Screener:
         return PatientResult(patient, lines, issues, os.getpid())
 
     def _item_line(self, patient: str, item: WatchItem, index: Any) -> dict[str, Any]:
-        read = [read_on_record(q, question, index.record) for q, question in item.asked()]
-        verdicts = [with_action_notes(verify_query(index, q, self.settings), notes) for q, notes in read]
-        label, at = item_verdict([v.verdict.value for v in verdicts])
-        decided = verdicts[at]
-        words = finding_words(decided, read[at][0]) if label in ("supported", "conflicting") else None
+        answers = [answer(index, q, self.settings, question=question) for q, question in item.asked()]
+        label, at = item_verdict([a.verdict.verdict.value for a in answers])
+        decided = answers[at].verdict
+        words = finding_words(decided, answers[at].query) if label in ("supported", "conflicting") else None
         return {
             "patient": patient, "item": item.id, "title": item.title, "verdict": label,
             "failure": decided.failure.value if decided.failure is not None and label != "supported" else None,
             "citations": list(decided.citations), "bundle_hash": decided.bundle_hash,
             "query": decided.id,
             "alternatives": [{"query": v.id, "verdict": v.verdict.value, "bundle_hash": v.bundle_hash}
-                             for v in verdicts],
+                             for v in (a.verdict for a in answers)],
             "evidence": _evidence(decided),
             "finding": words,
-            **({"read_as": read[at][1]} if read[at][1] else {}),
+            **({"read_as": dict(answers[at].read_as)} if answers[at].read_as else {}),
         }
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Literal
 
 import orjson
+from medeventgraph.model.settings import Settings
 from medeventgraph.preflight import require
-from medeventgraph.settings import Settings
 
 from .journal import Journal
 from .patient import PatientResult

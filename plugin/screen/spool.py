@@ -22,7 +22,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 from medeventgraph.fhir_adapters.reader import items_from_json
-from medeventgraph.outcome import InputError, Issue
+from medeventgraph.model.outcome import InputError, Issue
 
 from .resource_keys import latest_date, owner_of, resource_key
 

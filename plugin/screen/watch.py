@@ -12,8 +12,8 @@ from pathlib import Path
 import orjson
 from medeventgraph.batch import json_line
 from medeventgraph.cds_hooks.watchlist import WatchList
-from medeventgraph.core.query import VerificationQuery
-from medeventgraph.outcome import InputError, Issue
+from medeventgraph.core.query.model import VerificationQuery
+from medeventgraph.model.outcome import InputError, Issue
 
 __all__ = ["WatchItem", "item_verdict", "load_items"]
 

@@ -1,14 +1,14 @@
 """The plain-language finding of a screening line (DetectedIssue.detail, the report).
 
-The one place screening meets the project's wording (medeventgraph.wording), so cards,
+The one place screening meets the project's wording (medeventgraph.wording.summary), so cards,
 the SMART page and written-back findings say the same thing.
 """
 
 from __future__ import annotations
 
-from medeventgraph.core.query import VerificationQuery
-from medeventgraph.core.verdict import Verdict
-from medeventgraph.wording import finding_text
+from medeventgraph.core.query.model import VerificationQuery
+from medeventgraph.core.query.verdict import Verdict
+from medeventgraph.wording.summary import finding_text
 
 __all__ = ["finding_words"]
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from medeventgraph import __version__
+from medeventgraph.model.version import __version__
 
 from .report import read_lines
 

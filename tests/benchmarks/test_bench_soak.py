@@ -9,7 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 

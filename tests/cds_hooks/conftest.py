@@ -18,7 +18,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from medeventgraph.app import serving
 from medeventgraph.cds_hooks import create_app
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"

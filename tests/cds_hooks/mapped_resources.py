@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from medeventgraph.fhir_adapters.mappers import MAPPERS
+from medeventgraph.fhir_adapters.mappers.registry import MAPPERS
 from medeventgraph.fhir_adapters.resource_types import PATIENT_FIELDS
 
 DATA = Path(__file__).resolve().parents[1] / "data"

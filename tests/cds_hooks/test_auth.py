@@ -14,9 +14,9 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+from medeventgraph.cds_hooks.auth.trust import load_trust_store
 from medeventgraph.cds_hooks.prefetch import PATIENT_PREFETCH
 from medeventgraph.cds_hooks.services import VERIFY
-from medeventgraph.cds_hooks.trust import load_trust_store
 
 from .conftest import ISSUER, assert_outcome
 

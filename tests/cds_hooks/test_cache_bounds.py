@@ -10,7 +10,7 @@ import weakref
 from medeventgraph.cds_hooks.cache import IndexCache
 from medeventgraph.cds_hooks.engine import Engine
 from medeventgraph.fhir_adapters import ingest_json
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 
 class Built:

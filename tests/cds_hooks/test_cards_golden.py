@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 from medeventgraph.cds_hooks.cards import verdict_card
-from medeventgraph.core.query import VerificationQuery
-from medeventgraph.core.verdict import Verdict
-from medeventgraph.settings import Settings
-from medeventgraph.wording import MAX_SUMMARY, finding_text
-from medeventgraph.wording_templates import load_wording, template_keys
+from medeventgraph.core.query.model import VerificationQuery
+from medeventgraph.core.query.verdict import Verdict
+from medeventgraph.model.settings import Settings
+from medeventgraph.wording.summary import MAX_SUMMARY, finding_text
+from medeventgraph.wording.templates import load_wording, template_keys
 
 from .conftest import assert_card_ok
 

@@ -25,8 +25,8 @@ from medeventgraph.cds_hooks.errors import HookError
 from medeventgraph.cds_hooks.models import HookRequest
 from medeventgraph.cds_hooks.prefetch import PATIENT_PREFETCH, gather
 from medeventgraph.cds_hooks.services import ORDER_SELECT, ORDER_SIGN, PATIENT_VIEW, VERIFY
-from medeventgraph.outcome import Issue
-from medeventgraph.settings import Settings
+from medeventgraph.model.outcome import Issue
+from medeventgraph.model.settings import Settings
 
 from .conftest import Running
 from .mapped_resources import mapped_resources, string_places, with_surrogate

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from medeventgraph.cds_hooks.services import VERIFY
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 from .conftest import Running, _serve
 from .test_auth import minimal_body

@@ -15,8 +15,8 @@ from pathlib import Path
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
+from medeventgraph.cds_hooks.auth.trust import TrustFileError, load_trust_store
 from medeventgraph.cds_hooks.services import VERIFY
-from medeventgraph.cds_hooks.trust import TrustFileError, load_trust_store
 
 from .conftest import REPO, assert_outcome
 from .test_auth import minimal_body

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 from .conftest import REPO
 

@@ -7,7 +7,7 @@ import logging
 import time
 import uuid
 
-from medeventgraph.cds_hooks.replay import ReplayCache
+from medeventgraph.cds_hooks.auth.replay import ReplayCache
 from medeventgraph.cds_hooks.services import VERIFY
 
 from .conftest import ISSUER, assert_outcome

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from medeventgraph.cds_hooks.trust import TrustFileError, load_trust_store
+from medeventgraph.cds_hooks.auth.trust import TrustFileError, load_trust_store
 
 ISS = "https://cloud-ehr.test.example"
 

@@ -7,8 +7,8 @@ import json
 import pytest
 from medeventgraph.api import verify
 from medeventgraph.cds_hooks.watchlist import WatchList, load_watchlist
-from medeventgraph.core.verdict import Label
-from medeventgraph.settings import Settings
+from medeventgraph.core.query.verdict import Label
+from medeventgraph.model.settings import Settings
 from pydantic import ValidationError
 
 RXNORM = "http://www.nlm.nih.gov/research/umls/rxnorm"

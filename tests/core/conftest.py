@@ -7,9 +7,9 @@ from pathlib import Path
 
 import orjson
 import pytest
-from medeventgraph.core.index import PatientIndex, build_index
+from medeventgraph.core.index.patient_index import PatientIndex, build_index
 from medeventgraph.fhir_adapters.ingest import ingest_json, load_paths
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 LANCE = "Lance203_Padberg411_716c6d0a-2a5d-0aaa-9ced-312ed6a943da.json"
 BOYCE = "Boyce638_Nolan344_9c5b16dc-8a47-896c-4d74-f96f8c98891b.json"

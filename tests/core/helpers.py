@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from medeventgraph.core.query import VerificationQuery
+from medeventgraph.core.query.model import VerificationQuery
 
 
 def pair(a: str, b: str, typ: str = "before", scope: str = "encounter", within: str | None = None,

@@ -1,4 +1,4 @@
-"""S- graded (core/counter.py): a recorded reverse order weighs by how far past the
+"""S- graded (core/decide/counter.py): a recorded reverse order weighs by how far past the
 contradiction it is (below tau- within the recording-delay scale), hedged evidence weighs half,
 independent pieces add up, and no order or absence refutes from a bundle that does not hold
 every grounded occurrence of both events (issue #20, reproduction 2)."""
@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from medeventgraph.core.assess import assess, load_thresholds
-from medeventgraph.core.contract import bundle_hash
-from medeventgraph.core.simple import simple_discovery
-from medeventgraph.core.verdict import FailureType, Label
-from medeventgraph.core.verify import admit
-from medeventgraph.occurrence import Assertion
-from medeventgraph.settings import Settings
+from medeventgraph.core.decide.assess import assess, load_thresholds
+from medeventgraph.core.discover.admit import admit
+from medeventgraph.core.discover.exhaustive import simple_discovery
+from medeventgraph.core.evidence.contract import bundle_hash
+from medeventgraph.core.query.verdict import FailureType, Label
+from medeventgraph.model.occurrence import Assertion
+from medeventgraph.model.settings import Settings
 
 from .conftest import index_of
 from .helpers import pair

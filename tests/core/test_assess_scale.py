@@ -1,18 +1,18 @@
-"""The graded assessor: its documented scale (doctests in core/assess.py) and what it changes."""
+"""The graded assessor: its documented scale (doctests in core/decide/assess.py) and what it changes."""
 
 from __future__ import annotations
 
 import doctest
 from dataclasses import replace
 
-import medeventgraph.core.assess as assess_module
-import medeventgraph.core.counter as counter_module
-from medeventgraph.core.assess import assess, load_thresholds
-from medeventgraph.core.simple import simple_discovery
-from medeventgraph.core.verdict import FailureType, Label
-from medeventgraph.core.verify import admit
-from medeventgraph.occurrence import Assertion
-from medeventgraph.settings import Settings
+import medeventgraph.core.decide.assess as assess_module
+import medeventgraph.core.decide.counter as counter_module
+from medeventgraph.core.decide.assess import assess, load_thresholds
+from medeventgraph.core.discover.admit import admit
+from medeventgraph.core.discover.exhaustive import simple_discovery
+from medeventgraph.core.query.verdict import FailureType, Label
+from medeventgraph.model.occurrence import Assertion
+from medeventgraph.model.settings import Settings
 
 from .conftest import index_of
 from .helpers import pair
@@ -22,7 +22,7 @@ S = Settings(notes=False)
 
 
 def test_the_documented_scale_holds():
-    """The worked examples in the docstrings of core/assess.py (S+) and core/counter.py (S-)."""
+    """The worked examples in the docstrings of core/decide/assess.py (S+) and core/decide/counter.py (S-)."""
     for module, examples in ((assess_module, 10), (counter_module, 10)):
         result = doctest.testmod(module)
         assert result.attempted >= examples and result.failed == 0, module.__name__
@@ -41,9 +41,9 @@ def _bundle_with(assertion: Assertion, copies: int):
         denied.append(replace(norepi, occurrence=occ))
     # The contract refuses occurrences that differ from the record's, so assess the bundle directly.
     bundle = admit(index, q, others)
-    from medeventgraph.core.binding import BindingContext
-    from medeventgraph.core.contract import _item, bundle_hash
-    from medeventgraph.core.reading import HistoryReading
+    from medeventgraph.core.evidence.binding import BindingContext
+    from medeventgraph.core.evidence.contract import _item, bundle_hash
+    from medeventgraph.core.evidence.reading import HistoryReading
 
     ctx = BindingContext.of(q, index.lexicon)
     reading = HistoryReading(dict(ctx.events), ctx.expansion)
@@ -69,10 +69,10 @@ def test_an_uncertain_negation_alone_never_refutes():
 
 
 def test_s_num_reads_a_derived_findings_value_fields_not_its_text():
-    from medeventgraph.core.assess import value_strength
-    from medeventgraph.core.binding import BasisKind, BindingBasis
-    from medeventgraph.core.contract import Candidate, _item
-    from medeventgraph.core.derive import derive_occurrences
+    from medeventgraph.core.decide.assess import value_strength
+    from medeventgraph.core.evidence.binding import BasisKind, BindingBasis
+    from medeventgraph.core.evidence.contract import Candidate, _item
+    from medeventgraph.core.index.derive import derive_occurrences
     from medeventgraph.fhir_adapters.ingest import ingest_json
 
     from .records import _creatinine
@@ -82,9 +82,9 @@ def test_s_num_reads_a_derived_findings_value_fields_not_its_text():
     occs = ingest_json(record).for_patient("meg-bind-1").occurrences
     [rise] = [o for o in derive_occurrences(occs) if o.concept.codings[0].code == "kdigo-creatinine-rise"]
     assert (rise.value.quantity, rise.value.reference) == (1.9, 0.9)  # lowest prior 0.9 -> 1.9: +1.0
-    from medeventgraph.core.binding import BindingContext
-    from medeventgraph.core.lexicon import load_lexicon
-    from medeventgraph.core.reading import HistoryReading
+    from medeventgraph.core.evidence.binding import BindingContext
+    from medeventgraph.core.evidence.reading import HistoryReading
+    from medeventgraph.core.query.lexicon import load_lexicon
 
     ctx = BindingContext.of(pair("creatinine rise", "vancomycin", ka="derived"), load_lexicon())
     reading = HistoryReading(dict(ctx.events), ctx.expansion)
@@ -103,7 +103,7 @@ def test_the_support_label_is_a_rule_and_s_plus_ranks_evidence():
     for two or more relations and whose items are uncertain. Values and certainty otherwise rank
     evidence within each side of tau+. If the weights or tau+ changed, this fails and the README's
     claim must change with them."""
-    from medeventgraph.core.assess import score_plus
+    from medeventgraph.core.decide.assess import score_plus
 
     tau_plus = load_thresholds().tau_plus
     grid = [0.5 + k / 40 for k in range(21)]  # 0.5 .. 1.0

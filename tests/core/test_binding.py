@@ -9,14 +9,15 @@ import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-from medeventgraph.core.binding import BasisKind, BindingBasis, BindingContext, basis_holds
-from medeventgraph.core.contract import Candidate
-from medeventgraph.core.lexicon import load_lexicon
-from medeventgraph.core.simple import Discovery, simple_discovery
-from medeventgraph.core.verdict import Label
-from medeventgraph.core.verify import admit, verify_query
-from medeventgraph.occurrence import Concept, Kind
-from medeventgraph.settings import Settings
+from medeventgraph.core.answer import verify_query
+from medeventgraph.core.discover.admit import admit
+from medeventgraph.core.discover.exhaustive import Discovery, simple_discovery
+from medeventgraph.core.evidence.binding import BasisKind, BindingBasis, BindingContext, basis_holds
+from medeventgraph.core.evidence.contract import Candidate
+from medeventgraph.core.query.lexicon import load_lexicon
+from medeventgraph.core.query.verdict import Label
+from medeventgraph.model.occurrence import Concept, Kind
+from medeventgraph.model.settings import Settings
 
 from .conftest import index_of
 from .helpers import chain, pair
@@ -167,7 +168,7 @@ def test_lactic_acidosis_needs_its_own_limit(values):
 
 
 def _probe(occ):
-    from medeventgraph.core.contract import _Probe
+    from medeventgraph.core.evidence.contract import _Probe
 
     return _Probe(occ.kind, occ.status, (), tuple(f"{c.system}|{c.code}" for c in occ.concept.codings), None, False,
                   occ.derived_from, occ.value)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from medeventgraph.core.verdict import Label
-from medeventgraph.core.verify import verify_query
-from medeventgraph.settings import Settings
+from medeventgraph.core.answer import verify_query
+from medeventgraph.core.query.verdict import Label
+from medeventgraph.model.settings import Settings
 
 from .helpers import chain, pair
 

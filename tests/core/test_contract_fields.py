@@ -8,13 +8,23 @@ import dataclasses
 from datetime import timedelta
 
 import pytest
-from medeventgraph.core.binding import BasisKind, BindingBasis
-from medeventgraph.core.contract import Candidate
-from medeventgraph.core.simple import Discovery, simple_discovery
-from medeventgraph.core.verdict import Label
-from medeventgraph.core.verify import admit, verify_query
-from medeventgraph.occurrence import Assertion, Concept, EventTime, Kind, Occurrence, Origin, SourceRef, Value
-from medeventgraph.settings import Settings
+from medeventgraph.core.answer import verify_query
+from medeventgraph.core.discover.admit import admit
+from medeventgraph.core.discover.exhaustive import Discovery, simple_discovery
+from medeventgraph.core.evidence.binding import BasisKind, BindingBasis
+from medeventgraph.core.evidence.contract import Candidate
+from medeventgraph.core.query.verdict import Label
+from medeventgraph.model.occurrence import (
+    Assertion,
+    Concept,
+    EventTime,
+    Kind,
+    Occurrence,
+    Origin,
+    SourceRef,
+    Value,
+)
+from medeventgraph.model.settings import Settings
 
 from .conftest import index_of
 from .helpers import pair

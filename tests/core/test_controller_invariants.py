@@ -9,10 +9,10 @@ import orjson
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-from medeventgraph.core.contract import bundle_hash
-from medeventgraph.core.verdict import Label
-from medeventgraph.core.verify import decide, default_discover, verify_query
-from medeventgraph.settings import Settings
+from medeventgraph.core.answer import decide, default_discover, verify_query
+from medeventgraph.core.evidence.contract import bundle_hash
+from medeventgraph.core.query.verdict import Label
+from medeventgraph.model.settings import Settings
 
 from .conftest import AKI_PATIENT, index_of
 from .helpers import chain, pair

@@ -11,25 +11,32 @@ import pytest
 from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-from medeventgraph.core.assess import assess
-from medeventgraph.core.chains import RankContext, enumerate_paths, rank_paths, top_b
-from medeventgraph.core.graph import PatientGraph, build_graph, neighbours, personalized_pagerank
-from medeventgraph.core.obligations import (
+from medeventgraph.core.decide.assess import assess
+from medeventgraph.core.discover.admit import admit
+from medeventgraph.core.discover.chains import RankContext, enumerate_paths, rank_paths, top_b
+from medeventgraph.core.discover.exhaustive import simple_discovery
+from medeventgraph.core.discover.obligations import (
     init_obligations,
     mark_countered,
     resolved,
     structured_failure,
     update_obligations,
 )
-from medeventgraph.core.replan import DEFAULT_EDITS, MAX_HITS, Policy, apply_edits, initial_policy, replan
-from medeventgraph.core.signals import Path as ChainPath
-from medeventgraph.core.signals import lifted_product, transition_coverage
-from medeventgraph.core.simple import simple_discovery
-from medeventgraph.core.timing import span_of
-from medeventgraph.core.twosided import bind, query_texts
-from medeventgraph.core.verdict import FailureType, Label
-from medeventgraph.core.verify import admit
-from medeventgraph.settings import Settings
+from medeventgraph.core.discover.priority import Path as ChainPath
+from medeventgraph.core.discover.priority import lifted_product, transition_coverage
+from medeventgraph.core.discover.replan import (
+    DEFAULT_EDITS,
+    MAX_HITS,
+    Policy,
+    apply_edits,
+    initial_policy,
+    replan,
+)
+from medeventgraph.core.discover.twosided import bind, query_texts
+from medeventgraph.core.evidence.timing import span_of
+from medeventgraph.core.index.graph import PatientGraph, build_graph, neighbours, personalized_pagerank
+from medeventgraph.core.query.verdict import FailureType, Label
+from medeventgraph.model.settings import Settings
 
 from .conftest import index_of
 from .helpers import pair

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from medeventgraph.core.retrieval.dense_backend import dense_available, make_dense
+from medeventgraph.core.index.retrieval.dense_backend import dense_available, make_dense
 
 from ..conftest import missing
 

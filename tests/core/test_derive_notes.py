@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 
 import pytest
 from medeventgraph.api import load, select_patient, verify_index
-from medeventgraph.core.derive import derive_occurrences
-from medeventgraph.core.index import build_index
-from medeventgraph.occurrence import (
+from medeventgraph.core.index.derive import derive_occurrences
+from medeventgraph.core.index.patient_index import build_index
+from medeventgraph.model.occurrence import (
     EventTime,
     Granularity,
     NoteDocument,
@@ -21,7 +21,7 @@ from medeventgraph.occurrence import (
     Origin,
     TimeType,
 )
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 from ..conftest import BUNDLED_DATA
 from .conftest import note_record_resources
@@ -160,7 +160,7 @@ def _ask(note_pipeline, bundle: dict, question: str):
 
 
 # In the derived finding's own words (lexicon: "potassium above 5.5"), and as the condition it
-# indicates (derive_rules.json `indicates`; binding basis derived-finding, core/binding.py).
+# indicates (derive_rules.json `indicates`; binding basis derived-finding, core/evidence/binding.py).
 QUESTION = "Was a potassium above 5.5 documented after lisinopril?"
 CONDITION_QUESTION = "Was hyperkalemia documented after starting lisinopril?"
 

@@ -1,6 +1,6 @@
-"""Derived findings from recorded values (core/derive.py): KDIGO on real data, unit conversion."""
+"""Derived findings from recorded values (core/index/derive.py): KDIGO on real data, unit conversion."""
 
-from medeventgraph.core.derive import derive_occurrences
+from medeventgraph.core.index.derive import derive_occurrences
 
 from .conftest import AKI_PATIENT
 
@@ -22,7 +22,7 @@ def test_kdigo_creatinine_rise_on_clinosim(clinosim):
 def test_unit_conversion_umol():
     from datetime import UTC, datetime, timedelta
 
-    from medeventgraph.occurrence import (
+    from medeventgraph.model.occurrence import (
         Coding,
         Concept,
         EventTime,

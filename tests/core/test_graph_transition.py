@@ -10,8 +10,8 @@ import scipy as sp
 from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-from medeventgraph.core.graph import PatientGraph, _transition, personalized_pagerank
-from medeventgraph.settings import Settings
+from medeventgraph.core.index.graph import PatientGraph, _transition, personalized_pagerank
+from medeventgraph.model.settings import Settings
 
 from .conftest import index_of
 from .records import septic_shock_record

@@ -5,8 +5,8 @@ from __future__ import annotations
 import base64
 
 from medeventgraph.api import load, select_patient
-from medeventgraph.core.index import MENTION_CACHE_SIZE, build_index
-from medeventgraph.settings import Settings
+from medeventgraph.core.index.patient_index import MENTION_CACHE_SIZE, build_index
+from medeventgraph.model.settings import Settings
 
 NOTE = "Day 2: acute kidney injury after vancomycin; creatinine rising."
 

@@ -6,8 +6,8 @@ from importlib import resources
 
 import orjson
 import pytest
-from medeventgraph.core.index import _target_terms
-from medeventgraph.core.lexicon import load_lexicon
+from medeventgraph.core.index.patient_index import _target_terms
+from medeventgraph.core.query.lexicon import load_lexicon
 from pydantic import ValidationError
 
 from ..nlp.conftest import make_note

@@ -20,13 +20,13 @@ import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from medeventgraph.core import assess_llm
-from medeventgraph.core.assess import assess
-from medeventgraph.core.assess_llm import LLMAssessor, bundle_payload
-from medeventgraph.core.contract import EvidenceBundle, EvidenceItem, bundle_hash
-from medeventgraph.core.verdict import FailureType, Label
-from medeventgraph.core.verify import verify_query
-from medeventgraph.occurrence import Assertion, EventTime, Granularity, Kind, Origin, SourceRef
-from medeventgraph.settings import Settings
+from medeventgraph.core.answer import verify_query
+from medeventgraph.core.decide.assess import assess
+from medeventgraph.core.decide.assess_llm import LLMAssessor, bundle_payload
+from medeventgraph.core.evidence.contract import EvidenceBundle, EvidenceItem, bundle_hash
+from medeventgraph.core.query.verdict import FailureType, Label
+from medeventgraph.model.occurrence import Assertion, EventTime, Granularity, Kind, Origin, SourceRef
+from medeventgraph.model.settings import Settings
 
 from .helpers import pair
 

@@ -4,11 +4,11 @@ re-reads from the note's own characters: a basis the note's words do not make is
 from __future__ import annotations
 
 import pytest
-from medeventgraph.core.binding import BasisKind, BindingBasis
-from medeventgraph.core.contract import Candidate, contract
-from medeventgraph.core.query import VerificationQuery
-from medeventgraph.core.simple import ground_all, query_mentions
-from medeventgraph.core.verify import admit
+from medeventgraph.core.discover.admit import admit
+from medeventgraph.core.discover.exhaustive import ground_all, query_mentions
+from medeventgraph.core.evidence.binding import BasisKind, BindingBasis
+from medeventgraph.core.evidence.contract import Candidate, contract
+from medeventgraph.core.query.model import VerificationQuery
 
 from .conftest import note_index
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from medeventgraph.core.binding import BasisKind, BindingBasis
-from medeventgraph.core.contract import Candidate
-from medeventgraph.core.simple import Discovery
-from medeventgraph.core.verdict import FailureType, Label
-from medeventgraph.core.verify import verify_query
-from medeventgraph.settings import Settings
+from medeventgraph.core.answer import verify_query
+from medeventgraph.core.discover.exhaustive import Discovery
+from medeventgraph.core.evidence.binding import BasisKind, BindingBasis
+from medeventgraph.core.evidence.contract import Candidate
+from medeventgraph.core.query.verdict import FailureType, Label
+from medeventgraph.model.settings import Settings
 
 from .conftest import index_of
 from .helpers import chain, pair

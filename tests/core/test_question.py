@@ -1,5 +1,5 @@
 import pytest
-from medeventgraph.core.question import QuestionParseError, parse_question
+from medeventgraph.core.query.question import QuestionParseError, parse_question
 
 
 def _shape(text):
@@ -44,7 +44,7 @@ def test_refuses_what_it_cannot_parse(text):
 
 
 def _actions(text, **kw):
-    from medeventgraph.core.question import parse_question_noted
+    from medeventgraph.core.query.question import parse_question_noted
 
     q, notes = parse_question_noted(text, **kw)
     return [(e.text, e.kind, e.action) for e in q.events], notes

@@ -13,11 +13,11 @@ from pathlib import Path
 import orjson
 import pytest
 from medeventgraph.api import verify_index
-from medeventgraph.core.index import build_index
-from medeventgraph.core.query import VerificationQuery
-from medeventgraph.core.verify import verify_query
+from medeventgraph.core.answer import verify_query
+from medeventgraph.core.index.patient_index import build_index
+from medeventgraph.core.query.model import VerificationQuery
 from medeventgraph.fhir_adapters.ingest import load_paths
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 from .conftest import index_of
 
@@ -176,7 +176,7 @@ def test_diagnoses_ordered_across_admissions_by_their_periods(mimic, settings):
 
 
 def test_timeline_shows_encounter_bounded_times(capsys):
-    from medeventgraph.cli import main
+    from medeventgraph.cli.main import main
 
     code = main(["timeline", "--bundle", str(DATA / "mimic-iv-demo"), "--patient",
                  "dd2bf984-33c3-5874-8f68-84113327877e", "--kind", "condition", "--format", "json"])
@@ -186,9 +186,9 @@ def test_timeline_shows_encounter_bounded_times(capsys):
 
 
 def test_the_contract_rechecks_the_action_whatever_discovery_nominates(clinosim_stay, settings):
-    from medeventgraph.core.binding import BasisKind, BindingBasis
-    from medeventgraph.core.contract import Candidate
-    from medeventgraph.core.simple import Discovery
+    from medeventgraph.core.discover.exhaustive import Discovery
+    from medeventgraph.core.evidence.binding import BasisKind, BindingBasis
+    from medeventgraph.core.evidence.contract import Candidate
 
     given = _query({"codes": [VANCO], "kind": "medication", "action": "administered"},
                    {"codes": [LACTATE], "kind": "lab"}, within="PT20M")

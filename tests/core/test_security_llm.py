@@ -15,12 +15,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from medeventgraph.core import assess_llm
-from medeventgraph.core.assess_llm import LLMAssessor, bundle_payload
-from medeventgraph.core.contract import EvidenceBundle, EvidenceItem, bundle_hash
-from medeventgraph.core.redaction import patient_terms
-from medeventgraph.core.verdict import Label
-from medeventgraph.core.verify import verify_query
-from medeventgraph.occurrence import SourceRef, Value
+from medeventgraph.core.answer import verify_query
+from medeventgraph.core.decide.assess_llm import LLMAssessor, bundle_payload
+from medeventgraph.core.decide.redaction import patient_terms
+from medeventgraph.core.evidence.contract import EvidenceBundle, EvidenceItem, bundle_hash
+from medeventgraph.core.query.verdict import Label
+from medeventgraph.model.occurrence import SourceRef, Value
 
 from .helpers import pair
 from .test_llm_assessor import PATIENT, Stub, llm_settings, make_bundle, server, stub, support_all

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import pytest
 from medeventgraph.core import similarity
-from medeventgraph.core.binding import BasisKind, BindingBasis
-from medeventgraph.core.contract import Candidate
-from medeventgraph.core.lexicon import normalize_text
-from medeventgraph.core.retrieval import dense_backend
-from medeventgraph.core.retrieval.dense_backend import dense_available
-from medeventgraph.core.simple import Discovery
-from medeventgraph.core.verdict import Label
-from medeventgraph.core.verify import verify_query
-from medeventgraph.settings import Settings
+from medeventgraph.core.answer import verify_query
+from medeventgraph.core.discover.exhaustive import Discovery
+from medeventgraph.core.evidence.binding import BasisKind, BindingBasis
+from medeventgraph.core.evidence.contract import Candidate
+from medeventgraph.core.index.retrieval import dense_backend
+from medeventgraph.core.index.retrieval.dense_backend import dense_available
+from medeventgraph.core.query.lexicon import normalize_text
+from medeventgraph.core.query.verdict import Label
+from medeventgraph.model.settings import Settings
 
 from ..conftest import missing
 from .conftest import index_of

@@ -4,7 +4,7 @@ items for the same event never make it supported (regression for the spine's fal
 from __future__ import annotations
 
 from medeventgraph import verify
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 
 def _admin(rid: str, drug: str, when: str) -> dict:

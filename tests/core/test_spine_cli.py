@@ -12,8 +12,8 @@ from pathlib import Path
 import orjson
 import pytest
 from medeventgraph import verify
-from medeventgraph.cli import main
-from medeventgraph.settings import Settings
+from medeventgraph.cli.main import main
+from medeventgraph.model.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -305,15 +305,15 @@ def test_malformed_input_file_is_in_the_verdict_issues(capsys, tmp_path):
 @pytest.fixture(scope="module")
 def boyce_verify():
     from medeventgraph.api import load, select_patient
-    from medeventgraph.core.index import build_index
-    from medeventgraph.core.verify import verify_query
+    from medeventgraph.core.answer import verify_query
+    from medeventgraph.core.index.patient_index import build_index
 
     settings = Settings(notes=False)
     index = build_index(select_patient(load(EXAMPLES / "synthea", settings=settings), BOYCE), settings)
 
     def run(query, patient, question=None):
         if patient not in (None, BOYCE, f"Patient/{BOYCE}"):
-            from medeventgraph.outcome import InputError, Issue
+            from medeventgraph.model.outcome import InputError, Issue
 
             raise InputError(Issue("error", "not-found", "the requested patient is not in the input"))
         return verify_query(index, query, settings).model_dump(mode="json")

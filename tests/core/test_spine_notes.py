@@ -11,12 +11,12 @@ from datetime import UTC, datetime
 
 import pytest
 from medeventgraph.api import load, select_patient
-from medeventgraph.core.index import build_index
-from medeventgraph.core.query import RelationType, VerificationQuery
-from medeventgraph.core.timing import Timing, compare, span_of
-from medeventgraph.core.verify import verify_query
-from medeventgraph.occurrence import EventTime, Granularity, TimeType
-from medeventgraph.settings import Settings
+from medeventgraph.core.answer import verify_query
+from medeventgraph.core.evidence.timing import Timing, compare, span_of
+from medeventgraph.core.index.patient_index import build_index
+from medeventgraph.core.query.model import RelationType, VerificationQuery
+from medeventgraph.model.occurrence import EventTime, Granularity, TimeType
+from medeventgraph.model.settings import Settings
 
 from .conftest import note_record_resources
 

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 from medeventgraph.api import load, select_patient
-from medeventgraph.core.index import PatientIndex, build_index
-from medeventgraph.core.query import VerificationQuery
-from medeventgraph.core.simple import ground_all, query_mentions
-from medeventgraph.core.verdict import Label
-from medeventgraph.core.verify import verify_query
-from medeventgraph.occurrence import Kind, Origin
-from medeventgraph.settings import Settings
+from medeventgraph.core.answer import verify_query
+from medeventgraph.core.discover.exhaustive import ground_all, query_mentions
+from medeventgraph.core.index.patient_index import PatientIndex, build_index
+from medeventgraph.core.query.model import VerificationQuery
+from medeventgraph.core.query.verdict import Label
+from medeventgraph.model.occurrence import Kind, Origin
+from medeventgraph.model.settings import Settings
 
 GAP = timedelta(days=2)
 ABSENT = ["acute kidney injury", "hyperkalemia", "warfarin", "hemodialysis", "diabetic ketoacidosis"]

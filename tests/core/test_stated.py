@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 from medeventgraph.api import load
-from medeventgraph.core.index import build_index
-from medeventgraph.core.query import VerificationQuery
-from medeventgraph.core.verify import verify_query
+from medeventgraph.core.answer import verify_query
+from medeventgraph.core.index.patient_index import build_index
+from medeventgraph.core.query.model import VerificationQuery
+from medeventgraph.model.settings import Settings
 from medeventgraph.nlp.relations import find_order
-from medeventgraph.settings import Settings
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "mtsamples"
 
@@ -242,9 +242,9 @@ def test_a_placement_is_in_the_bundle_and_rechecked_by_the_contract(note_pipelin
     rule, or its mentions swapped."""
     from dataclasses import replace
 
-    from medeventgraph.core.simple import ground_all
-    from medeventgraph.core.stated import check_stated
-    from medeventgraph.core.verify import admit, simple_discovery
+    from medeventgraph.core.discover.admit import admit
+    from medeventgraph.core.discover.exhaustive import ground_all, simple_discovery
+    from medeventgraph.core.evidence.stated import check_stated
 
     index, settings = _index_of(note_pipeline, _with_text(_TOLD), "mts-1430")
     q = _overlap_query("vancomycin", "medication", "rash", "condition", "before")

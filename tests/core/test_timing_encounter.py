@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from medeventgraph.core.index import episodes_of
-from medeventgraph.core.query import RelationType
-from medeventgraph.core.timing import Timing, compare, span_of
+from medeventgraph.core.evidence.timing import Timing, compare, span_of
+from medeventgraph.core.index.patient_index import episodes_of
+from medeventgraph.core.query.model import RelationType
 from medeventgraph.fhir_adapters.ingest import load_paths
-from medeventgraph.occurrence import EventTime, Granularity, Kind, TimeType
+from medeventgraph.model.occurrence import EventTime, Granularity, Kind, TimeType
 
 MIMIC = Path(__file__).resolve().parents[1] / "data" / "mimic-iv-demo"
 

@@ -1,5 +1,5 @@
 """A note that pastes in a recorded result ("Notable labs today: glucose 102.0 mg/dL") repeats
-that result: it is not a new measurement on the note's day (core/value_copies.py)."""
+that result: it is not a new measurement on the note's day (core/index/value_copies.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import doctest
 import pytest
 from medeventgraph.api import load, select_patient, verify_index
 from medeventgraph.core import value_copies
-from medeventgraph.core.index import build_index
-from medeventgraph.core.query import VerificationQuery
-from medeventgraph.settings import Settings
+from medeventgraph.core.index.patient_index import build_index
+from medeventgraph.core.query.model import VerificationQuery
+from medeventgraph.model.settings import Settings
 
 P, ENC = {"reference": "Patient/p"}, {"reference": "Encounter/e"}
 QUERY = {"id": "q", "scope": "encounter",

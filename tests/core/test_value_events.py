@@ -4,15 +4,16 @@ and the contract re-checks that value from the item and the query (basis `value`
 from __future__ import annotations
 
 import pytest
-from medeventgraph.core.binding import BasisKind, BindingBasis, BindingContext, basis_holds
-from medeventgraph.core.contract import Candidate
-from medeventgraph.core.lexicon import load_lexicon
-from medeventgraph.core.query import VerificationQuery
-from medeventgraph.core.simple import ground_all
-from medeventgraph.core.value_query import parse_value_query, value_matches
-from medeventgraph.core.verify import admit, verify_query
-from medeventgraph.occurrence import Value
-from medeventgraph.settings import Settings
+from medeventgraph.core.answer import verify_query
+from medeventgraph.core.discover.admit import admit
+from medeventgraph.core.discover.exhaustive import ground_all
+from medeventgraph.core.evidence.binding import BasisKind, BindingBasis, BindingContext, basis_holds
+from medeventgraph.core.evidence.contract import Candidate
+from medeventgraph.core.query.lexicon import load_lexicon
+from medeventgraph.core.query.model import VerificationQuery
+from medeventgraph.core.query.value_query import parse_value_query, value_matches
+from medeventgraph.model.occurrence import Value
+from medeventgraph.model.settings import Settings
 
 from .conftest import note_index
 

@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 from medeventgraph.evaluation.gold import display_term, gold_matches, norm, phrase_in
-from medeventgraph.occurrence import Coding, Concept, EventTime, Kind, Occurrence, Origin, SourceRef
+from medeventgraph.model.occurrence import Coding, Concept, EventTime, Kind, Occurrence, Origin, SourceRef
 
 EVAL = Path(__file__).resolve().parents[2] / "benchmarks" / "evaluation"
 

@@ -8,8 +8,8 @@ import gzip
 import orjson
 import pytest
 from medeventgraph.fhir_adapters import ingest_json, load_paths
-from medeventgraph.occurrence import Granularity
-from medeventgraph.outcome import InputError
+from medeventgraph.model.occurrence import Granularity
+from medeventgraph.model.outcome import InputError
 
 SUBJ = {"reference": "Patient/p1"}
 SECRET = "Zebediah Quux-Secretname"  # must never appear in any diagnostics
@@ -241,7 +241,7 @@ def test_too_deep_resource_is_skipped_with_an_issue(tmp_path, make_bundle):
     assert issue.severity == "error" and issue.code == "structure"
     assert "nested deeper than 100 levels at extension[0].extension[0]" in issue.diagnostics
     assert "Bundle.entry[2]" in issue.diagnostics
-    from medeventgraph.core.index import content_hash
+    from medeventgraph.core.index.patient_index import content_hash
 
     content_hash(r.for_patient("p1"))  # the kept record hashes
     _no_phi(r)

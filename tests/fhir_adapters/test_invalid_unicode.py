@@ -14,7 +14,7 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from medeventgraph.cli import main
+from medeventgraph.cli.main import main
 from medeventgraph.fhir_adapters import load_paths
 from medeventgraph.fhir_adapters.notes import decode_attachment
 

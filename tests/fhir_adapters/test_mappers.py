@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from medeventgraph.fhir_adapters import ingest_json
-from medeventgraph.occurrence import Granularity, Kind, TimeType
+from medeventgraph.model.occurrence import Granularity, Kind, TimeType
 
 SUBJ = {"reference": "Patient/p1"}
 ENC = {"reference": "Encounter/e1"}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from medeventgraph.fhir_adapters import ingest_json, load_paths
-from medeventgraph.occurrence import Action, Granularity, Kind, TimeType
+from medeventgraph.model.occurrence import Action, Granularity, Kind, TimeType
 
 from ..conftest import missing
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import orjson
 from medeventgraph.fhir_adapters import IngestResult, load_paths
-from medeventgraph.occurrence import Kind
+from medeventgraph.model.occurrence import Kind
 
 LANCE = "716c6d0a-2a5d-0aaa-9ced-312ed6a943da"
 

@@ -10,7 +10,7 @@ from medeventgraph.fhir_adapters.times import (
     parse_fhir_time,
     period_time,
 )
-from medeventgraph.occurrence import Granularity, TimeType
+from medeventgraph.model.occurrence import Granularity, TimeType
 
 
 @pytest.mark.parametrize(

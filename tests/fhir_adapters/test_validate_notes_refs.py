@@ -82,7 +82,7 @@ def test_reference_forms():
 
 
 def test_occurrence_types_match_mappers():
-    from medeventgraph.fhir_adapters.mappers import MAPPERS
+    from medeventgraph.fhir_adapters.mappers.registry import MAPPERS
     from medeventgraph.fhir_adapters.resource_types import KNOWN_RESOURCE_TYPES, OCCURRENCE_TYPES
 
     assert set(MAPPERS) == OCCURRENCE_TYPES

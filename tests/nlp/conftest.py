@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from medeventgraph.fhir_adapters import load_paths
+from medeventgraph.model.occurrence import EventTime, Granularity, Kind, NoteDocument, NoteText, TimeType
 from medeventgraph.nlp import NotePipeline, TargetTerm
-from medeventgraph.occurrence import EventTime, Granularity, Kind, NoteDocument, NoteText, TimeType
 
 from ..conftest import missing
 

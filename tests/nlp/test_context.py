@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from medeventgraph.model.occurrence import Assertion, Granularity, Kind, Origin, TimeType
 from medeventgraph.nlp import TargetTerm
-from medeventgraph.occurrence import Assertion, Granularity, Kind, Origin, TimeType
 
 from .conftest import AKI_TERMS, make_note
 
@@ -103,7 +103,7 @@ def test_unstated_time_is_unknown_not_note_date(pipeline):
 
 
 def test_attachment_index_in_id(pipeline):
-    from medeventgraph.occurrence import NoteDocument, NoteText
+    from medeventgraph.model.occurrence import NoteDocument, NoteText
 
     base = make_note("x")
     note = NoteDocument("DiagnosticReport", "r1", base.patient, base.encounter, base.date,
@@ -317,10 +317,10 @@ def _verify_order(pipeline, text: str) -> str:
     from pathlib import Path
 
     from medeventgraph.api import load
-    from medeventgraph.core.index import build_index
-    from medeventgraph.core.query import VerificationQuery
-    from medeventgraph.core.verify import verify_query
-    from medeventgraph.settings import Settings
+    from medeventgraph.core.answer import verify_query
+    from medeventgraph.core.index.patient_index import build_index
+    from medeventgraph.core.query.model import VerificationQuery
+    from medeventgraph.model.settings import Settings
 
     bundle = json.loads((Path(__file__).resolve().parents[1] / "data" / "mtsamples" / "mts-1430.json").read_text())
     for entry in bundle["entry"]:

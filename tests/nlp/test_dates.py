@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from medeventgraph.model.occurrence import Granularity
 from medeventgraph.nlp import find_times, resolve_relative
-from medeventgraph.occurrence import Granularity
 
 ANCHOR = datetime(2020, 5, 15, 9, 30, tzinfo=UTC)
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from medeventgraph.model.occurrence import Kind
 from medeventgraph.nlp import TargetTerm
-from medeventgraph.occurrence import Kind
 
 from .conftest import make_note
 

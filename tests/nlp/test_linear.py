@@ -4,9 +4,9 @@ cues whose scope reaches it. benchmarks/bench_nlp.py measures the times."""
 
 from __future__ import annotations
 
+from medeventgraph.model.occurrence import Kind
 from medeventgraph.nlp import TargetTerm, context
 from medeventgraph.nlp.sentences import MAX_SENTENCE_TOKENS
-from medeventgraph.occurrence import Kind
 
 from .conftest import make_note
 

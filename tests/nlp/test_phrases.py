@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from medeventgraph.model.occurrence import Kind
 from medeventgraph.nlp import TargetTerm
 from medeventgraph.nlp.phrases import check_phrase, find_phrases, phrase_slots, shared_stems
-from medeventgraph.occurrence import Kind
 
 from .conftest import make_note
 

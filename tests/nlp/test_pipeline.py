@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from medeventgraph.model.occurrence import Kind
 from medeventgraph.nlp import NotePipeline, TargetTerm
 from medeventgraph.nlp.rules import load_context_specs, load_section_specs
-from medeventgraph.occurrence import Kind
 
 from .conftest import AKI_TERMS, NOTE_DATE, make_note
 

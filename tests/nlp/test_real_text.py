@@ -7,8 +7,8 @@ import csv
 from pathlib import Path
 
 import pytest
+from medeventgraph.model.occurrence import Assertion, Kind
 from medeventgraph.nlp import TargetTerm
-from medeventgraph.occurrence import Assertion, Kind
 
 from .conftest import make_note
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from medeventgraph.model.occurrence import Granularity
 from medeventgraph.nlp.temporal import Anchors, header_anchors
-from medeventgraph.occurrence import Granularity
 
 NOTE = datetime(2024, 1, 15, 12, tzinfo=UTC)
 ADMITTED = datetime(2024, 1, 10, 8, tzinfo=UTC)

@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
+from medeventgraph.model.occurrence import Granularity, Kind, NoteDocument, NoteText
 from medeventgraph.nlp.analytes import load_analytes
 from medeventgraph.nlp.values import find_values
-from medeventgraph.occurrence import Granularity, Kind, NoteDocument, NoteText
 
 from ..conftest import BUNDLED_DATA, shared_data_root
 from .conftest import NOTE_DATE, make_note
@@ -222,7 +222,7 @@ def test_a_number_without_unit_takes_the_unit_its_range_admits() -> None:
 
 def test_lexicon_synonyms_are_aliases() -> None:
     """The analyte table reads every abbreviation the lexicon has for these analytes."""
-    from medeventgraph.core.lexicon import load_lexicon
+    from medeventgraph.core.query.lexicon import load_lexicon
 
     lexicon = load_lexicon()
     table = load_analytes()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
-from medeventgraph.cli import main
+from medeventgraph.cli.main import main
 
 DATA = Path(__file__).resolve().parents[1] / "cds_hooks" / "data"
 QUESTION = "Was the patient started on vancomycin within 1 hour of the lactate?"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import orjson
-from medeventgraph.cli import main
+from medeventgraph.cli.main import main
 
 LINES = [
     {"id": "a", "text": "Pt denies   chest\n pain. Started Zosyn 2 days ago.", "date": "2024-01-03",

@@ -14,8 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from medeventgraph.core.assess_llm import endpoint_problem
-from medeventgraph.settings import Settings
+from medeventgraph.core.decide.assess_llm import endpoint_problem
+from medeventgraph.model.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 WITHOUT = Path(__file__).with_name("without_module.py")

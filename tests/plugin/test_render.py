@@ -7,9 +7,9 @@ import json
 import re
 from pathlib import Path
 
-from medeventgraph.core.query import VerificationQuery
-from medeventgraph.core.verdict import Verdict
-from medeventgraph.render import verdict_table
+from medeventgraph.core.query.model import VerificationQuery
+from medeventgraph.core.query.verdict import Verdict
+from medeventgraph.wording.table import verdict_table
 
 INPUTS = Path(__file__).resolve().parents[1] / "cds_hooks" / "golden" / "inputs"
 INTERNAL = re.compile(r"S\+|S−|\bP\d+[DWH]\b|\bPT\d|sha256|missing_endpoint|opposite_order|granularity|\(second\)")
@@ -42,9 +42,9 @@ def test_table_shows_counter_evidence_and_the_note_span():
 
 
 def test_a_note_stated_order_reads_as_the_note_with_its_cue_in_bold():
-    from medeventgraph.core.verdict import EvidenceOut, SourceOut, TimeOut
-    from medeventgraph.wording_evidence import evidence_line, markdown_lines
-    from medeventgraph.wording_templates import load_wording
+    from medeventgraph.core.query.verdict import EvidenceOut, SourceOut, TimeOut
+    from medeventgraph.wording.evidence import evidence_line, markdown_lines
+    from medeventgraph.wording.templates import load_wording
 
     # The row core.stated.stated_evidence makes for "after starting vancomycin she developed AKI".
     item = EvidenceOut(occurrence="DocumentReference/n1#s10-24", events=["e0", "e1"], kind="relation", origin="note",
@@ -61,9 +61,9 @@ def test_a_note_stated_order_reads_as_the_note_with_its_cue_in_bold():
 
 
 def test_a_finding_from_note_values_reads_as_a_finding_with_its_value_not_as_a_quote():
-    from medeventgraph.core.verdict import EvidenceOut, SourceOut, TimeOut
-    from medeventgraph.wording_evidence import evidence_line, markdown_lines
-    from medeventgraph.wording_templates import load_wording
+    from medeventgraph.core.query.verdict import EvidenceOut, SourceOut, TimeOut
+    from medeventgraph.wording.evidence import evidence_line, markdown_lines
+    from medeventgraph.wording.templates import load_wording
 
     # What core.derive makes of "Creatinine up from 0.9 to 2.1 mg/dL": its context is the row rendering.
     item = EvidenceOut(occurrence="derived:kdigo:DocumentReference/n1#s16-51", events=["e1"], kind="derived",

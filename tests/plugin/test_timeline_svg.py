@@ -9,9 +9,9 @@ import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 from pathlib import Path
 
-from medeventgraph.core.verdict import Verdict
-from medeventgraph.timeline_layout import close_up_window
-from medeventgraph.timeline_svg import Band, timeline_svg
+from medeventgraph.core.query.verdict import Verdict
+from medeventgraph.wording.timeline_layout import close_up_window
+from medeventgraph.wording.timeline_svg import Band, timeline_svg
 
 INPUTS = Path(__file__).resolve().parents[1] / "cds_hooks" / "golden" / "inputs"
 SVG = "{http://www.w3.org/2000/svg}"

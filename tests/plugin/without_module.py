@@ -24,6 +24,6 @@ class _NotInstalled:
 if __name__ == "__main__":
     blocked = set(sys.argv.pop(1).split(","))
     sys.meta_path.insert(0, _NotInstalled(blocked))
-    from medeventgraph.cli import main
+    from medeventgraph.cli.main import main
 
     sys.exit(main())

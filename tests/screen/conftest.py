@@ -59,8 +59,8 @@ def ray_cluster() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def local_run(export_dir: Path, selected: frozenset[str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from medeventgraph.model.settings import Settings
     from medeventgraph.screen import ScreenJob, Selection, run_screen
-    from medeventgraph.settings import Settings
 
     out = tmp_path_factory.mktemp("local")
     run_screen(ScreenJob(export_dir, WATCHLIST, out, selection=Selection(patients=selected), progress=False),

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from medeventgraph.cli import main
+from medeventgraph.cli.main import main
 
 from .conftest import WATCHLIST
 

@@ -8,8 +8,8 @@ from collections import Counter
 from pathlib import Path
 
 import orjson
+from medeventgraph.model.settings import Settings
 from medeventgraph.screen import ScreenJob, Selection, run_screen
-from medeventgraph.settings import Settings
 
 from .conftest import CLINOSIM, WATCHLIST, sorted_lines
 

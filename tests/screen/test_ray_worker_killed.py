@@ -13,8 +13,8 @@ from collections import Counter
 from pathlib import Path
 
 import orjson
+from medeventgraph.model.settings import Settings
 from medeventgraph.screen import ScreenJob, Selection, run_screen
-from medeventgraph.settings import Settings
 
 from .conftest import WATCHLIST, sorted_lines
 

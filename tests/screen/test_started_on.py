@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 import orjson
+from medeventgraph.model.settings import Settings
 from medeventgraph.screen import ScreenJob, run_screen
-from medeventgraph.settings import Settings
 
 DATA = Path(__file__).resolve().parents[1] / "cds_hooks" / "data"
 QUESTION = "Was the patient started on vancomycin within 1 hour of the lactate?"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from medeventgraph.outcome import InputError
+from medeventgraph.model.outcome import InputError
 from medeventgraph.screen.watch import item_verdict, load_items
 
 from .conftest import WATCHLIST

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from medeventgraph.model.settings import Settings
 from medeventgraph.screen import patient
 from medeventgraph.screen.watch import load_items
-from medeventgraph.settings import Settings
 
 WATCHLIST = Path(__file__).resolve().parents[2] / "cds_hooks" / "resources" / "watchlist.json"
 

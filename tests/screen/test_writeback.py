@@ -7,6 +7,7 @@ from pathlib import Path
 
 import httpx
 import orjson
+from medeventgraph.model.settings import Settings
 from medeventgraph.screen import ScreenJob, run_screen
 from medeventgraph.screen.writeback import (
     BUNDLE_HASH_EXT,
@@ -14,7 +15,6 @@ from medeventgraph.screen.writeback import (
     finding_identifier,
     transaction_for,
 )
-from medeventgraph.settings import Settings
 
 from .conftest import REPO, WATCHLIST
 

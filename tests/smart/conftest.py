@@ -16,7 +16,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from medeventgraph.app import create_app, serving
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 from ..cds_hooks.conftest import assert_outcome
 from .ehr import FakeEhr

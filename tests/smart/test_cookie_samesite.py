@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from medeventgraph.smart import LAUNCH_COOKIE, SESSION_COOKIE
+from medeventgraph.smart.launch import LAUNCH_COOKIE, SESSION_COOKIE
 
 
 def _set_cookie(resp: httpx.Response, name: str) -> tuple[str, dict[str, str]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
-from medeventgraph.smart import SESSION_COOKIE
+from medeventgraph.smart.launch import SESSION_COOKIE
 
 from ..cds_hooks.synthea import load_patient
 from .conftest import CLIENT_ID, LANCE, LANCE_ENCOUNTER, page_context

@@ -5,9 +5,9 @@ from __future__ import annotations
 import base64
 import hashlib
 
-from medeventgraph.smart_oauth import pkce_pair
-from medeventgraph.smart_page import PageContext, render_page
-from medeventgraph.smart_store import TtlStore
+from medeventgraph.smart.oauth import pkce_pair
+from medeventgraph.smart.page import PageContext, render_page
+from medeventgraph.smart.store import TtlStore
 
 
 def test_pkce_pair_is_s256_of_the_verifier():

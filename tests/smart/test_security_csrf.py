@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
-from medeventgraph.smart import LAUNCH_COOKIE, SESSION_COOKIE
+from medeventgraph.smart.launch import LAUNCH_COOKIE, SESSION_COOKIE
 
 from .conftest import assert_outcome
 

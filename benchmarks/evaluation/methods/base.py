@@ -11,15 +11,16 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
-from medeventgraph.core.binding import BasisKind, BindingBasis
-from medeventgraph.core.contract import Candidate
-from medeventgraph.core.grounding import ground_event, kind_allows
-from medeventgraph.core.index import PatientIndex
-from medeventgraph.core.lexicon import normalize_text
-from medeventgraph.core.query import VerificationQuery
-from medeventgraph.core.verify import Discovery, decide
-from medeventgraph.occurrence import Kind
-from medeventgraph.settings import Settings
+from medeventgraph.core.answer import decide
+from medeventgraph.core.discover.exhaustive import Discovery
+from medeventgraph.core.evidence.binding import BasisKind, BindingBasis
+from medeventgraph.core.evidence.contract import Candidate
+from medeventgraph.core.evidence.grounding import ground_event, kind_allows
+from medeventgraph.core.index.patient_index import PatientIndex
+from medeventgraph.core.query.lexicon import normalize_text
+from medeventgraph.core.query.model import VerificationQuery
+from medeventgraph.model.occurrence import Kind
+from medeventgraph.model.settings import Settings
 
 __all__ = ["BUDGET", "METHODS", "Method", "Output", "bind", "decide_from", "register", "term_in"]
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from itertools import product
 
-from medeventgraph.core.graph import neighbours, personalized_pagerank, sort_key
-from medeventgraph.core.index import PatientIndex
-from medeventgraph.core.query import RelationType, VerificationQuery
+from medeventgraph.core.index.graph import neighbours, personalized_pagerank, sort_key
+from medeventgraph.core.index.patient_index import PatientIndex
+from medeventgraph.core.query.model import RelationType, VerificationQuery
 from medeventgraph.evaluation.methods.base import BUDGET, Method, Output, bind, register, term_in
 
 __all__ = ["Direct", "GraphOnly", "GraphText", "LooseHybrid", "TextRAG", "query_text"]

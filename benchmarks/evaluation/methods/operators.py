@@ -13,11 +13,11 @@ KG2RAG      seed chunks by BM25 over the whole query, then one-hop graph expansi
 
 from __future__ import annotations
 
-from medeventgraph.core.graph import neighbours, personalized_pagerank
-from medeventgraph.core.query import VerificationQuery
+from medeventgraph.core.index.graph import neighbours, personalized_pagerank
+from medeventgraph.core.query.model import VerificationQuery
 from medeventgraph.evaluation.methods.base import BUDGET, Method, decide_from, register
 from medeventgraph.evaluation.methods.baselines import query_text
-from medeventgraph.occurrence import Kind
+from medeventgraph.model.occurrence import Kind
 
 __all__ = ["KG2RAG", "HippoRAG2", "LightRAG"]
 

@@ -13,16 +13,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from medeventgraph.core.assess import assess
-from medeventgraph.core.discovery import controller_discovery
-from medeventgraph.core.index import PatientIndex
-from medeventgraph.core.query import VerificationQuery
-from medeventgraph.core.report import to_verdict
-from medeventgraph.core.simple import ground_all, grounded_candidates
-from medeventgraph.core.verdict import Verdict
-from medeventgraph.core.verify import admit, verify_query
+from medeventgraph.core.answer import verify_query
+from medeventgraph.core.decide.assess import assess
+from medeventgraph.core.discover.admit import admit
+from medeventgraph.core.discover.exhaustive import ground_all, grounded_candidates
+from medeventgraph.core.discover.search import controller_discovery
+from medeventgraph.core.index.patient_index import PatientIndex
+from medeventgraph.core.query.model import VerificationQuery
+from medeventgraph.core.query.verdict import Verdict
+from medeventgraph.core.report.to_verdict import to_verdict
 from medeventgraph.evaluation.methods.base import Method, Output, register
-from medeventgraph.settings import Settings
+from medeventgraph.model.settings import Settings
 
 __all__ = ["ABLATION_METHODS", "FIDELITY_BUDGETS", "MedEventGraph", "Search"]
 

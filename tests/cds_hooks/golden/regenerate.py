@@ -16,9 +16,9 @@ import json
 from pathlib import Path
 
 from medeventgraph.api import load, make_note_pipeline, parse_query, select_patient
-from medeventgraph.core.index import build_index
-from medeventgraph.core.verify import verify_query
-from medeventgraph.settings import Settings
+from medeventgraph.core.answer import verify_query
+from medeventgraph.core.index.patient_index import build_index
+from medeventgraph.model.settings import Settings
 
 HERE = Path(__file__).resolve().parent
 

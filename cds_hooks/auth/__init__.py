@@ -1,0 +1,1 @@
+"""Who may call the service: JWT checks, trusted issuers and their key sets, replay."""

@@ -1,0 +1,1 @@
+"""The HTTP routes: discovery, hooks, feedback."""

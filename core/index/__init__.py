@@ -1,0 +1,1 @@
+"""A patient's searchable form: occurrences, graph, context store and retrieval channels."""

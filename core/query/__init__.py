@@ -1,0 +1,1 @@
+"""The question and the answer: query and verdict models, free-text questions, the lexicon."""

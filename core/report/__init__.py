@@ -1,0 +1,1 @@
+"""The bundle and its assessment as the outgoing Verdict (no decisions here)."""

@@ -1,0 +1,1 @@
+"""resourceType -> mapper: each turns one raw resource into occurrences."""

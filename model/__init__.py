@@ -1,0 +1,1 @@
+"""The data model every layer shares: occurrences, input problems, settings. Imports nothing of the project."""

@@ -1,0 +1,1 @@
+"""The `medeventgraph` command line."""

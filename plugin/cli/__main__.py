@@ -1,0 +1,5 @@
+"""`python -m medeventgraph.cli.main`."""
+
+from medeventgraph.cli.main import main
+
+raise SystemExit(main())

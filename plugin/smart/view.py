@@ -1,0 +1,102 @@
+"""What the SMART page shows beside the verdict: the plain-language finding, the evidence
+timeline (server-rendered SVG) and, per evidence entry, its source (the resource's row, JSON
+path and JSON, or the note's full text with the span to highlight).
+
+Everything comes from the index the verdict was computed on, which holds only the session
+patient's record, so the page can never show another patient's entry.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import orjson
+from medeventgraph.core.query.model import VerificationQuery
+from medeventgraph.core.query.verdict import EvidenceOut, Verdict
+from medeventgraph.wording.facts import event_names
+from medeventgraph.wording.summary import finding_text
+from medeventgraph.wording.templates import Wording, load_wording
+from medeventgraph.wording.timeline_layout import close_up_window
+from medeventgraph.wording.timeline_svg import Band, timeline_svg
+from medeventgraph.wording.times import date_range
+
+__all__ = ["encounter_bands", "page_payload", "source_view"]
+
+_MAX_SOURCES = 80
+_MAX_NOTE_CHARS = 60_000
+_MAX_JSON_CHARS = 8_000
+
+
+def _parse(text: Any) -> datetime | None:
+    if not isinstance(text, str):
+        return None
+    try:
+        dt = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return dt if dt.tzinfo else None
+
+
+def encounter_bands(resources: dict[str, dict[str, Any]], refs: set[str], w: Wording) -> list[Band]:
+    bands = []
+    for ref in sorted(refs):
+        res = resources.get(ref) or {}
+        period = res.get("period")
+        period = period if isinstance(period, dict) else {}
+        start, end = _parse(period.get("start")), _parse(period.get("end"))
+        if start is None:
+            continue
+        cls = res.get("class")
+        cls = cls if isinstance(cls, dict) else {}
+        word = w.encounter_classes.get(str(cls.get("code") or ""), "Encounter")
+        label = f"{word} {date_range(start, end, sep='–')}" if end else f"{word} from {date_range(start, start)}"
+        bands.append(Band(ref, start, end, label))
+    return bands
+
+
+def source_view(index: Any, item: EvidenceOut) -> dict[str, Any]:
+    src = item.source
+    if src.start is not None and src.end is not None:
+        doc = index.documents.get(src.reference)
+        texts = [t for t in (doc.texts if doc else ()) if t.attachment == (src.attachment or 0)]
+        if doc is not None and texts:
+            text, offset = texts[0].text, 0
+            if len(text) > _MAX_NOTE_CHARS:  # keep a window around the span
+                offset = max(0, src.start - _MAX_NOTE_CHARS // 2)
+                text = text[offset: offset + _MAX_NOTE_CHARS]
+            return {"type": "note", "reference": src.reference, "title": doc.title or "Note",
+                    "date": doc.date.start.isoformat() if doc.date.start else None,
+                    "text": text, "start": src.start - offset, "end": src.end - offset, "section": src.section}
+    raw = index.record.resources.get(src.reference)
+    body = orjson.dumps(raw, option=orjson.OPT_INDENT_2).decode() if raw is not None else ""
+    if len(body) > _MAX_JSON_CHARS:
+        body = body[:_MAX_JSON_CHARS] + "\n…"
+    return {"type": "row", "reference": src.reference, "row": item.context, "json_path": src.json_path,
+            "json": body, "derived_from": list(item.derived_from)}
+
+
+def page_payload(index: Any, verdict: Verdict, query: VerificationQuery, *,
+                 launch_encounter: str | None = None) -> dict[str, Any]:
+    w = load_wording()
+    finding = finding_text(verdict, query, wording=w)
+    lanes = event_names(verdict, query, w)
+    refs = {e.encounter for e in verdict.evidence if e.encounter}
+    if launch_encounter:
+        refs.add(f"Encounter/{launch_encounter.removeprefix('Encounter/')}")
+    bands = encounter_bands(index.record.resources, refs, w)
+    window = close_up_window(verdict, bands)
+    return {
+        "finding": {"label_word": w.label_words.get(verdict.verdict.value, verdict.verdict.value),
+                    "summary": finding.summary, "checked": finding.checked, "audit": finding.audit_line,
+                    "template": finding.template, "more": finding.more,
+                    "evidence": [{"occurrence": ln.occurrence, "polarity": ln.polarity, "when": ln.when,
+                                  "label": ln.label, "before": ln.before, "mention": ln.mention, "after": ln.after,
+                                  "qualifiers": list(ln.qualifiers), "reference": ln.reference, "span": ln.span}
+                                 for ln in finding.evidence]},
+        "lanes": [{"event": e, "name": n} for e, n in lanes],
+        "timeline": timeline_svg(verdict, lanes, bands),
+        "close_up": timeline_svg(verdict, lanes, bands, window=window) if window else None,
+        "sources": {e.occurrence: source_view(index, e) for e in verdict.evidence[:_MAX_SOURCES]},
+        "encounter": launch_encounter,
+    }

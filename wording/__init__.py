@@ -1,0 +1,1 @@
+"""Verdicts in clinical language: summaries, evidence lines, times and durations, tables, the timeline drawing."""

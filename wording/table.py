@@ -1,0 +1,87 @@
+"""Human-readable renderings: verdict tables and timelines for the terminal."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from medeventgraph.core.index.graph import sort_key
+from medeventgraph.core.index.store import format_time
+from medeventgraph.core.query.model import VerificationQuery
+from medeventgraph.core.query.verdict import Verdict
+from medeventgraph.model.occurrence import Occurrence, TimeType
+from medeventgraph.wording.evidence import EvidenceLine, evidence_line
+from medeventgraph.wording.summary import finding_text
+from medeventgraph.wording.templates import load_wording
+
+__all__ = ["format_table", "timeline_rows", "verdict_table"]
+
+
+_POLARITY = {"supports": "for", "counters": "against", "neutral": "related"}
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def format_table(rows: Sequence[dict[str, Any]], columns: Sequence[str], max_width: int = 60) -> str:
+    cells = [[_clip(str(r.get(c, "") if r.get(c) is not None else ""), max_width) for c in columns] for r in rows]
+    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
+    line = "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))
+    out = [line, "  ".join("-" * w for w in widths)]
+    out += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in cells]
+    return "\n".join(out) + "\n"
+
+
+def _row(ln: EvidenceLine) -> dict[str, str]:
+    return {"": _POLARITY.get(ln.polarity, ln.polarity), "when": ln.when,
+            "entry": ln.label + (f" ({', '.join(ln.qualifiers)})" if ln.qualifiers else ""),
+            "words": ln.words, "source": ln.reference + (f" {ln.span}" if ln.span else "")}
+
+
+def verdict_table(v: Verdict, query: VerificationQuery | None = None) -> str:
+    """The verdict as the cards and the SMART page word it: the finding, what was checked, the
+    deciding entries newest first, then the other entries; codes and scores only in the audit line."""
+    finding = finding_text(v, query)
+    head = [
+        f"finding   {finding.summary}",
+        f"checked   {finding.checked}",
+        f"patient   {v.patient}",
+    ]
+    if v.excluded:
+        head.append(f"left out  {sum(v.excluded.values())} entries of other patients in the input")
+    shown = {ln.occurrence for ln in finding.evidence}
+    others = sorted((evidence_line(e, load_wording()) for e in v.evidence if e.occurrence not in shown),
+                    key=lambda ln: ln.sort_key, reverse=True)
+    parts = ["\n".join(head), ""]
+    for title, lines in (("deciding evidence, newest first", finding.evidence), ("other entries", others)):
+        if lines:
+            parts += [title, format_table([_row(ln) for ln in lines], ["", "when", "entry", "words", "source"], 96)]
+    label = v.verdict.value.upper()
+    parts.append(f"audit     {label} · " + finding.audit_line.split(" · ", 1)[1])
+    return "\n".join(parts)
+
+
+def timeline_rows(occurrences: Iterable[Occurrence], kinds: set[str] | None = None) -> list[dict[str, Any]]:
+    rows = []
+    for o in sorted(occurrences, key=sort_key):
+        if kinds and o.kind.value not in kinds:
+            continue
+        value = ""
+        if o.value is not None:
+            value = f"{o.value.quantity:g} {o.value.unit or ''}".strip() if o.value.quantity is not None else (o.value.text or "")
+        rows.append(
+            {
+                "time": format_time(o.time.start) if o.time.start else "unknown",
+                "granularity": o.time.granularity.value,
+                # an encounter-bounded time is the whole stay, not an instant: show its end too
+                "time_type": o.time.type.value + (f" (to {format_time(o.time.end) if o.time.end else 'open'})"
+                                                  if o.time.type is TimeType.ENCOUNTER_BOUNDED else ""),
+                "kind": o.kind.value,
+                "concept": o.concept.text,
+                "value": value,
+                "encounter": (o.encounter or "").removeprefix("Encounter/")[:13],
+                "reference": o.id,
+            }
+        )
+    return rows
