@@ -4,7 +4,7 @@ frozen model, so a forged score, a wrong model or an absent model never supports
 from __future__ import annotations
 
 import pytest
-from medeventgraph.core import similarity
+from medeventgraph.core.evidence import similarity
 from medeventgraph.core.answer import verify_query
 from medeventgraph.core.discover.exhaustive import Discovery
 from medeventgraph.core.evidence.binding import BasisKind, BindingBasis
