@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 from bench_ingest import load_record
 from bench_query import bench_queries
-from common import timed
+from measure import timed
 from medeventgraph.core.index.patient_index import build_index
 from medeventgraph.fhir_adapters.ingest import ingest_json
 from medeventgraph.model.settings import Settings

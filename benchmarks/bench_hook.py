@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 import orjson
-from common import summary
+from measure import summary
 from medeventgraph.app import serving
 from medeventgraph.cds_hooks import create_app
 from medeventgraph.cds_hooks.prefetch import PATIENT_PREFETCH

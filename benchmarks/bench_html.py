@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from common import REPO, summary, timed
+from measure import REPO, summary, timed
 from medeventgraph.fhir_adapters.notes import html_to_text
 from medeventgraph.model.occurrence import EventTime, Granularity, Kind, NoteDocument, NoteText, TimeType
 from medeventgraph.nlp import NotePipeline, TargetTerm

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from common import Timing, summary, timed
+from measure import Timing, summary, timed
 from medeventgraph.core.index.patient_index import build_index
 from medeventgraph.core.query.lexicon import load_lexicon
 from medeventgraph.fhir_adapters.ingest import ingest_json

@@ -11,7 +11,7 @@ from typing import Any
 
 from bench_ingest import load_record
 from bench_nlp import TERMS, load_notes
-from common import summary, timed
+from measure import summary, timed
 from medeventgraph.core.index.patient_index import build_index
 from medeventgraph.core.query.lexicon import load_lexicon
 from medeventgraph.model.settings import Settings

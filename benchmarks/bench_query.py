@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from common import summary
+from measure import summary
 from medeventgraph.core.answer import verify_query
 from medeventgraph.model.settings import Settings
 from queries import QUERY_TYPES, make_queries

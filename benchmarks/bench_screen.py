@@ -36,7 +36,7 @@ from typing import Any
 
 import orjson
 from bench_screen_plan import markdown, million_plan
-from common import REPO, default_data_dir
+from measure import REPO, default_data_dir
 
 __all__ = ["bench_screen", "markdown", "replicate_export"]
 

@@ -45,7 +45,7 @@ from typing import Any
 import httpx
 import orjson
 from bench_hook import PATIENT_VIEW, VERIFY, _body, _fresh, prefetch_for
-from common import REPO, default_data_dir, patient_bundles, summary
+from measure import REPO, default_data_dir, patient_bundles, summary
 from medeventgraph.model.settings import Settings
 
 __all__ = ["bench_soak"]

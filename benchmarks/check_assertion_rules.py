@@ -44,10 +44,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from common import git_commit
 from eval_assertions import ATTRIBUTES, Row, f1, load_rows
 from eval_mts_assertions import DATA as MTS_DATA
 from eval_mts_assertions import Item, item_correct, load_items
+from measure import git_commit
 
 KIT_DATA = REPO.parent / "shared" / "data" / "negex-context-dev"
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from common import git_commit
+from measure import git_commit
 
 REPO = Path(__file__).resolve().parents[1]
 ATTRIBUTES = ("negated", "historical", "hypothetical", "family")

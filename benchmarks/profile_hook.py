@@ -194,7 +194,7 @@ def main() -> None:
     p.add_argument("--profile-to", type=Path, default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.bundle is None:
-        from common import default_data_dir, patient_bundles
+        from measure import default_data_dir, patient_bundles
 
         args.bundle = max(patient_bundles(default_data_dir()), key=lambda b: b.stat().st_size)
     if args.worker:

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from common import REPO
+from measure import REPO
 
 __all__ = ["targets", "write_report"]
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from common import REPO, default_data_dir, git_commit, patient_bundles
+from measure import REPO, default_data_dir, git_commit, patient_bundles
 
 SECTIONS = ("ingest", "notes", "nlp", "query", "hook", "hook_profile", "controller", "growth", "html", "soak", "screen")
 

@@ -25,7 +25,7 @@ import httpx
 import orjson
 from bench_hook import PATIENT_VIEW, VERIFY, _body, _fresh, prefetch_for
 from bench_soak import _rss_mb
-from common import default_data_dir, patient_bundles
+from measure import default_data_dir, patient_bundles
 from medeventgraph.app import serving
 from medeventgraph.cds_hooks import create_app
 from medeventgraph.model.settings import Settings
