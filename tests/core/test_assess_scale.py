@@ -97,11 +97,11 @@ def test_s_num_reads_a_derived_findings_value_fields_not_its_text():
 
 
 def test_the_support_label_is_a_rule_and_s_plus_ranks_evidence():
-    """README (Semantics, Scores): over every S+ the scale can reach (S_num >= 0.5: a note
+    """docs/discovery-and-evidence.md (Semantics, Scores): over every S+ the scale can reach (S_num >= 0.5: a note
     mention; certainty >= 0.5: uncertain; S_tim 0.8 or 1), a complete chain reaches tau+ and an
     incomplete one never does, with one exception: a chain whose orders rest on note-stated words
     for two or more relations and whose items are uncertain. Values and certainty otherwise rank
-    evidence within each side of tau+. If the weights or tau+ changed, this fails and the README's
+    evidence within each side of tau+. If the weights or tau+ changed, this fails and that page's
     claim must change with them."""
     from medeventgraph.core.decide.assess import score_plus
 

@@ -306,13 +306,14 @@ def test_two_changes_in_one_note_keep_their_own_times(pipeline) -> None:
 
 
 def test_readme_values_example(tmp_path: Path) -> None:
-    """The README's values example (section "Clinical notes") runs verbatim and prints what it says."""
+    """The values example of docs/notes.md (moved there from the README) runs verbatim and prints
+    what it says."""
     import contextlib
     import io
     import runpy
 
-    readme = Path(__file__).resolve().parents[2] / "README.md"
-    blocks = re.findall(r"```python\n(.*?)```", readme.read_text(encoding="utf-8"), re.DOTALL)
+    notes = Path(__file__).resolve().parents[2] / "docs" / "notes.md"
+    blocks = re.findall(r"```python\n(.*?)```", notes.read_text(encoding="utf-8"), re.DOTALL)
     [code] = [b for b in blocks if "NotePipeline().values" in b]
     script = tmp_path / "readme_values.py"
     script.write_text(code, encoding="utf-8")
