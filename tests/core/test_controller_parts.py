@@ -71,7 +71,7 @@ def test_personalised_pagerank_equals_networkx(edges, seeds, alpha):
 
 
 def test_graph_is_built_through_the_public_networkx_api():
-    tree = ast.parse((CORE / "graph.py").read_text())
+    tree = ast.parse((CORE / "index" / "graph.py").read_text())
     private = [n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr.startswith("_")
                and n.attr not in ("_transition", "_neighbours")]
     assert private == [], private
