@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 from medeventgraph.core.query.model import VerificationQuery
 from medeventgraph.core.query.verdict import EvidenceOut, Verdict
+from medeventgraph.wording.evidence import EvidenceLine, evidence_line
 from medeventgraph.wording.facts import event_names
 from medeventgraph.wording.summary import finding_text
 from medeventgraph.wording.templates import Wording, load_wording
@@ -76,6 +77,12 @@ def source_view(index: Any, item: EvidenceOut) -> dict[str, Any]:
             "json": body, "derived_from": list(item.derived_from)}
 
 
+def _line(ln: EvidenceLine) -> dict[str, Any]:
+    return {"occurrence": ln.occurrence, "polarity": ln.polarity, "when": ln.when, "label": ln.label,
+            "before": ln.before, "mention": ln.mention, "after": ln.after, "qualifiers": list(ln.qualifiers),
+            "reference": ln.reference, "span": ln.span}
+
+
 def page_payload(index: Any, verdict: Verdict, query: VerificationQuery, *,
                  launch_encounter: str | None = None) -> dict[str, Any]:
     w = load_wording()
@@ -86,14 +93,14 @@ def page_payload(index: Any, verdict: Verdict, query: VerificationQuery, *,
         refs.add(f"Encounter/{launch_encounter.removeprefix('Encounter/')}")
     bands = encounter_bands(index.record.resources, refs, w)
     window = close_up_window(verdict, bands)
+    every = sorted((evidence_line(e, w) for e in verdict.evidence), key=lambda ln: ln.sort_key, reverse=True)
     return {
         "finding": {"label_word": w.label_words.get(verdict.verdict.value, verdict.verdict.value),
                     "summary": finding.summary, "checked": finding.checked, "audit": finding.audit_line,
                     "template": finding.template, "more": finding.more,
-                    "evidence": [{"occurrence": ln.occurrence, "polarity": ln.polarity, "when": ln.when,
-                                  "label": ln.label, "before": ln.before, "mention": ln.mention, "after": ln.after,
-                                  "qualifiers": list(ln.qualifiers), "reference": ln.reference, "span": ln.span}
-                                 for ln in finding.evidence]},
+                    "evidence": [_line(ln) for ln in finding.evidence]},
+        # every entry in the same words as the deciding ones (the "All entries" table), newest first
+        "entries": [_line(ln) for ln in every],
         "lanes": [{"event": e, "name": n} for e, n in lanes],
         "timeline": timeline_svg(verdict, lanes, bands),
         "close_up": timeline_svg(verdict, lanes, bands, window=window) if window else None,
