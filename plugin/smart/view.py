@@ -56,7 +56,7 @@ def encounter_bands(resources: dict[str, dict[str, Any]], refs: set[str], w: Wor
     return bands
 
 
-def source_view(index: Any, item: EvidenceOut) -> dict[str, Any]:
+def source_view(index: Any, item: EvidenceOut, w: Wording) -> dict[str, Any]:
     src = item.source
     if src.start is not None and src.end is not None:
         doc = index.documents.get(src.reference)
@@ -73,7 +73,11 @@ def source_view(index: Any, item: EvidenceOut) -> dict[str, Any]:
     body = orjson.dumps(raw, option=orjson.OPT_INDENT_2).decode() if raw is not None else ""
     if len(body) > _MAX_JSON_CHARS:
         body = body[:_MAX_JSON_CHARS] + "\n…"
-    return {"type": "row", "reference": src.reference, "row": item.context, "json_path": src.json_path,
+    # the row in the wording layer's words; the resource's own JSON below it is the source itself
+    ln = evidence_line(item, w)
+    quals = f" ({', '.join(ln.qualifiers)})" if ln.qualifiers else ""
+    return {"type": "row", "reference": src.reference, "row": f"{ln.when} · {ln.label}{quals}: {ln.words}",
+            "json_path": src.json_path,
             "json": body, "derived_from": list(item.derived_from)}
 
 
@@ -104,6 +108,6 @@ def page_payload(index: Any, verdict: Verdict, query: VerificationQuery, *,
         "lanes": [{"event": e, "name": n} for e, n in lanes],
         "timeline": timeline_svg(verdict, lanes, bands),
         "close_up": timeline_svg(verdict, lanes, bands, window=window) if window else None,
-        "sources": {e.occurrence: source_view(index, e) for e in verdict.evidence[:_MAX_SOURCES]},
+        "sources": {e.occurrence: source_view(index, e, w) for e in verdict.evidence[:_MAX_SOURCES]},
         "encounter": launch_encounter,
     }
