@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from medeventgraph.core.query.verdict import EvidenceOut, Verdict
+from medeventgraph.wording.computed import computed_value, is_computed
 from medeventgraph.wording.templates import Wording
 from medeventgraph.wording.times import item_when, when_text
 
@@ -99,8 +100,10 @@ def evidence_line(item: EvidenceOut, w: Wording) -> EvidenceLine:
         label = "Note"
         before, mention, after = _split(item.context, item.concept)
     else:
-        label = w.resource_labels.get("note values" if from_note_values else rtype, rtype)
-        value = _value(item)
+        # a computed finding says so in its label, and shows the values it was computed from
+        kind = "note values" if from_note_values else ("derived" if is_computed(item) else rtype)
+        label = w.resource_labels.get(kind, rtype)
+        value = (computed_value(item) if is_computed(item) else "") or _value(item)
         before, mention, after = "", " ".join(item.concept.split()) or "(no name)", f", {value}" if value else ""
     span = ""
     if item.source.start is not None and item.source.end is not None:

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from medeventgraph.core.query.model import VerificationQuery
 from medeventgraph.core.query.verdict import EvidenceOut, RelationOut, Verdict
+from medeventgraph.wording.computed import computed_name, is_computed
 from medeventgraph.wording.templates import Wording
 from medeventgraph.wording.times import (
     When,
@@ -130,6 +131,16 @@ class _Reader:
     def name(self, event: str) -> str:
         return _name(event, self.q, self.item(event))
 
+    def finding_name(self, event: str) -> str:
+        """The event as the finding names it: a deciding entry the project computed from values is
+        named as that computation, not as the condition the question asked about."""
+        item = self.item(event)
+        return computed_name(item, self.w) if item is not None and is_computed(item) else self.name(event)
+
+    def documented(self, *events: str) -> str:
+        """" documented" unless an entry deciding one of `events` was computed (nobody documented it)."""
+        return "" if any(is_computed(self.item(e)) for e in events) else self.w.documented_word
+
     def missing(self) -> list[str]:
         return [e for e in self.events if not self.grounded.get(e)]
 
@@ -170,8 +181,10 @@ def facts_for(verdict: Verdict, query: VerificationQuery | None, w: Wording) -> 
     wa, wb = (item_when(a) if a else None), (item_when(b) if b else None)
     vals: dict[str, str] = {}
     for role, event in (("first", first), ("second", second)):
-        vals[role] = rd.name(event)
+        vals[role] = rd.finding_name(event)
         vals[f"{role}_s"] = w.short(vals[role])
+        vals[f"{role}_documented"] = rd.documented(event)
+    vals["pair_documented"] = rd.documented(first, second)
     vals["first_date"], vals["second_date"] = when_text(wa), when_text(wb)
     vals["first_on"], vals["second_on"] = on_text(wa), on_text(wb)
     vals.update(_gaps(wa, wb))
@@ -185,7 +198,7 @@ def facts_for(verdict: Verdict, query: VerificationQuery | None, w: Wording) -> 
     counter = _counter(rd, (first, second))
     denied = next((e for e in (second, first) if counter is not None and e in counter.events), second)
     other = first if denied == second else second
-    vals.update(denied=rd.name(denied), other=rd.name(other), other_date=vals[f"{'first' if other == first else 'second'}_date"],
+    vals.update(denied=rd.finding_name(denied), other=rd.finding_name(other), other_date=vals[f"{'first' if other == first else 'second'}_date"],
                 other_on=vals[f"{'first' if other == first else 'second'}_on"])
     vals["denied_s"], vals["other_s"] = w.short(vals["denied"]), w.short(vals["other"])
     vals["denied_rel"] = "during" if overlaps else ("after" if denied == second else "before")
@@ -249,7 +262,7 @@ def _endpoint_dates(rd: _Reader, first: str, second: str) -> dict[str, str]:
 
 def _chain(rd: _Reader, v: Verdict) -> dict[str, str]:
     events = rd.events
-    names = [rd.name(e) for e in events]
+    names = [rd.finding_name(e) for e in events]
     dated = []
     whens = []
     for e, n in zip(events, names, strict=True):
@@ -258,7 +271,7 @@ def _chain(rd: _Reader, v: Verdict) -> dict[str, str]:
         if wh:
             whens.append(wh.start)
         dated.append(f"{n} ({when_text(wh)})")
-    steps = [f"{rd.name(a)} then {rd.name(b)}" for r in v.relations if r.timing == "compatible"
+    steps = [f"{rd.finding_name(a)} then {rd.finding_name(b)}" for r in v.relations if r.timing == "compatible"
              for a, b in [ordered_ends(r)]]
     dates = date_range(min(whens), max(whens)) if whens else "dates unknown"
     return {"chain_s": " → ".join(rd.w.short(n) for n in names), "chain_dated": " → ".join(dated),

@@ -29,6 +29,7 @@ PLACEHOLDERS = frozenset({
     "denied", "denied_s", "other", "other_s", "other_date", "denied_rel",
     "relation_words", "scope", "scope_short", "scope_clause",
     "chain_s", "chain_dated", "ordered_steps", "note_basis",
+    "first_documented", "second_documented", "pair_documented",
 })
 
 
@@ -49,6 +50,14 @@ class Wording(BaseModel):
     group_titles: dict[str, str]
     encounter_classes: dict[str, str] = Field(default_factory=dict)
     label_words: dict[str, str] = Field(default_factory=dict)
+    # A finding computed from values (core.index.derive), named by its rule id; the default wraps
+    # the rule's display as {finding}. Never "documented": nobody documented it.
+    computed_names: dict[str, str] = Field(default_factory=dict)
+    computed_default: str = Field(default="{finding}, computed from results", min_length=1, max_length=120)
+    documented_word: str = " documented"
+    # What a banner says when the EHR's record does not name the patient or the encounter:
+    # neutral words, never a resource id.
+    unnamed: dict[str, str] = Field(default_factory=lambda: {"patient": "this patient", "encounter": "this encounter"})
     templates: dict[str, Template]
 
     @model_validator(mode="after")
@@ -63,6 +72,12 @@ class Wording(BaseModel):
                 names = {f for _, f, _, _ in string.Formatter().parse(text) if f}
                 if unknown := names - PLACEHOLDERS:
                     raise ValueError(f"wording: template {key!r} uses unknown placeholders {sorted(unknown)}")
+        names = {f for _, f, _, _ in string.Formatter().parse(self.computed_default) if f}
+        if names != {"finding"}:
+            raise ValueError(f"wording: computed_default must use exactly {{finding}}, not {sorted(names)}")
+        for key in ("patient", "encounter"):
+            if not self.unnamed.get(key):
+                raise ValueError(f"wording: unnamed lacks {key!r}")
         for key in ("encounter", "episode", "patient"):
             if key not in self.scope_words:
                 raise ValueError(f"wording: scope_words lacks {key!r}")

@@ -1,7 +1,9 @@
 """summary.csv and report.html from verdicts.ndjson, read as a stream.
 
 The report shows counts per item and verdict, a stacked bar plot (inline SVG, no external
-assets) and, for each supported or conflicting finding, an anchor with its evidence.
+assets) and, for each supported or conflicting finding, an anchor with its evidence in the
+wording layer's words (the line's `finding`: human dates, the source's words); the verdict
+label, scores and bundle hash only in the finding's audit line.
 """
 
 from __future__ import annotations
@@ -78,15 +80,36 @@ def _svg(counts: dict[str, Counter[str]]) -> str:
     return "".join(parts)
 
 
+_POLARITY = {"supports": "for", "counters": "against", "neutral": "related"}
+
+
+def _row(e: dict[str, Any]) -> str:
+    """A deciding entry in the wording layer's words (medeventgraph.wording.evidence): the human
+    date, the entry's kind and the source's words with the deciding mention marked."""
+    quals = f" ({', '.join(e['qualifiers'])})" if e.get("qualifiers") else ""
+    mention = f"<mark>{html.escape(e['mention'])}</mark>" if e.get("mention") else ""
+    words = f"{html.escape(e.get('before', ''))}{mention}{html.escape(e.get('after', ''))}"
+    polarity = e.get("polarity", "neutral")
+    return (f'<tr class="{html.escape(polarity)}"><td>{_POLARITY.get(polarity, "related")}</td>'
+            f"<td>{html.escape(e.get('when', ''))}</td><td>{html.escape(e.get('label', ''))}{html.escape(quals)}</td>"
+            f"<td>{words}</td><td><code>{html.escape(e.get('source', ''))}</code></td></tr>")
+
+
 def _finding(n: int, line: dict[str, Any]) -> str:
-    rows = "".join(
-        f"<tr><td>{html.escape(e['polarity'])}</td><td>{html.escape(e['kind'])}</td>"
-        f"<td>{html.escape(str(e.get('time') or ''))}</td><td><code>{html.escape(e['reference'])}</code></td>"
-        f"<td>{html.escape(e.get('context', ''))}</td></tr>" for e in line.get("evidence", []))
-    return (f'<section id="f{n}"><h3>{html.escape(line["verdict"])}: {html.escape(line.get("title", line["item"]))}'
-            f'</h3><p>{html.escape((line.get("finding") or {}).get("detail", ""))}</p><p>patient <code>{html.escape(line["patient"])}</code> · bundle '
-            f'<code>{html.escape(line["bundle_hash"][:16])}</code></p><table><tr><th>polarity</th><th>kind</th>'
-            f'<th>time</th><th>source</th><th>evidence</th></tr>{rows}</table></section>')
+    words = line.get("finding") or {}
+    rows = "".join(_row(e) for e in words.get("evidence", []))
+    more = words.get("more") or 0
+    more_text = (f'<p class="more">{more} more related {"entry" if more == 1 else "entries"} in the record '
+                 f"(verdicts.ndjson).</p>") if more else ""
+    table = (f"<table><tr><th></th><th>when</th><th>entry</th><th>the record's words</th><th>source</th></tr>"
+             f"{rows}</table>") if rows else ""
+    # codes, scores, ids and hashes: only here, for audit
+    audit = words.get("audit") or f"Audit: {line['verdict']} · bundle {line['bundle_hash']}"
+    return (f'<section id="f{n}"><h3>{html.escape(words.get("summary") or line.get("title", line["item"]))}</h3>'
+            f'<p class="title">{html.escape(line.get("title", line["item"]))}</p>'
+            f'<p>{html.escape(words.get("detail", ""))}</p>{table}{more_text}'
+            f'<p class="audit"><code>{html.escape(audit)} · patient {html.escape(line["patient"])}</code></p>'
+            f"</section>")
 
 
 def write_report(path: Path, verdicts: Path, titles: dict[str, str], counts: dict[str, Counter[str]],
@@ -101,8 +124,9 @@ def write_report(path: Path, verdicts: Path, titles: dict[str, str], counts: dic
         total += 1
         if shown < _MAX_FINDINGS:
             shown += 1
-            index.append(f'<li><a href="#f{shown}">{html.escape(line["verdict"])} · '
-                         f'{html.escape(line["item"])} · patient {html.escape(line["patient"])}</a></li>')
+            summary = (line.get("finding") or {}).get("summary") or line["verdict"]
+            index.append(f'<li><a href="#f{shown}">{html.escape(line.get("title", line["item"]))}: '
+                         f'{html.escape(summary)} · patient {html.escape(line["patient"])}</a></li>')
             sections.append(_finding(shown, line))
     more = f"<p>First {shown} of {total} findings; all are in verdicts.ndjson.</p>" if total > shown else ""
     template = Template((resources.files("medeventgraph.screen") / "resources" / "report.html").read_text("utf-8"))

@@ -2,7 +2,8 @@
 
     GET  /smart/launch?iss&launch  -> redirect to the EHR's authorize endpoint (PKCE S256, state)
     GET  /smart/callback?code&state -> token exchange, id_token check, server-side session, -> app
-    GET  /smart/app                 -> the page (patient banner, question form, verdict + evidence)
+    GET  /smart/app                 -> the page (patient banner: name, birth date, encounter type and
+                                       dates read with the session's token; question form, verdict + evidence)
     POST /smart/api/verify          -> Verdict JSON (session cookie + X-CSRF-Token header)
 
 The access token stays on the server: the browser holds only an opaque session cookie. Launch
@@ -24,6 +25,7 @@ from medeventgraph.cds_hooks.encounter import index_for_question, launch_encount
 from medeventgraph.cds_hooks.errors import HookError
 from medeventgraph.cds_hooks.worker_pool import Deadline
 from medeventgraph.model.settings import Settings
+from medeventgraph.smart.banner import read_banner
 from medeventgraph.smart.oauth import (
     JwksCache,
     SmartConfiguration,
@@ -37,6 +39,7 @@ from medeventgraph.smart.page import PageContext, initial_query, render_notice, 
 from medeventgraph.smart.record import fetch_record
 from medeventgraph.smart.store import TtlStore, new_token, same_token, token_hash
 from medeventgraph.smart.view import page_payload
+from medeventgraph.wording.templates import load_wording
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = ["SESSION_COOKIE", "SmartState", "VerifyRequest", "install_smart", "router"]
@@ -219,8 +222,10 @@ async def app_page(request: Request, session_id: SessionCookie = None) -> Respon
     session = _session(request, session_id)
     if session is None:
         return render_notice(401, "No SMART session (or it expired): open MedEventGraph from the EHR.")
+    _, meg = _states(request)
+    banner = await read_banner(session, meg.settings, meg.http_client(), load_wording())
     return render_page(PageContext(patient=session.patient, encounter=session.encounter,
-                                   fhir_user=session.fhir_user, csrf_token=session.csrf_token,
+                                   fhir_user=session.fhir_user, banner=banner, csrf_token=session.csrf_token,
                                    default_scope="encounter" if session.encounter else "patient",
                                    initial_query=initial_query(session.app_context, session.patient)))
 

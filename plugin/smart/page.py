@@ -15,15 +15,20 @@ from importlib.resources import files
 from typing import Any
 
 from fastapi.responses import HTMLResponse
+from medeventgraph.smart.banner import Banner
 from pydantic import BaseModel
 
 __all__ = ["PageContext", "initial_query", "render_notice", "render_page"]
 
 
 class PageContext(BaseModel):
+    """What the page's script reads. The header shows `banner` (names and dates); the ids stay
+    here for the session's audit, never shown."""
+
     patient: str
     encounter: str | None = None
     fhir_user: str | None = None
+    banner: Banner
     csrf_token: str
     default_scope: str
     initial_query: dict[str, Any] | None = None  # from the launch appContext: asked as the page opens

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 from medeventgraph.core.query.model import VerificationQuery
 from medeventgraph.core.query.verdict import EvidenceOut, Verdict
+from medeventgraph.wording.evidence import EvidenceLine, evidence_line
 from medeventgraph.wording.facts import event_names
 from medeventgraph.wording.summary import finding_text
 from medeventgraph.wording.templates import Wording, load_wording
@@ -55,7 +56,7 @@ def encounter_bands(resources: dict[str, dict[str, Any]], refs: set[str], w: Wor
     return bands
 
 
-def source_view(index: Any, item: EvidenceOut) -> dict[str, Any]:
+def source_view(index: Any, item: EvidenceOut, w: Wording) -> dict[str, Any]:
     src = item.source
     if src.start is not None and src.end is not None:
         doc = index.documents.get(src.reference)
@@ -72,8 +73,18 @@ def source_view(index: Any, item: EvidenceOut) -> dict[str, Any]:
     body = orjson.dumps(raw, option=orjson.OPT_INDENT_2).decode() if raw is not None else ""
     if len(body) > _MAX_JSON_CHARS:
         body = body[:_MAX_JSON_CHARS] + "\n…"
-    return {"type": "row", "reference": src.reference, "row": item.context, "json_path": src.json_path,
+    # the row in the wording layer's words; the resource's own JSON below it is the source itself
+    ln = evidence_line(item, w)
+    quals = f" ({', '.join(ln.qualifiers)})" if ln.qualifiers else ""
+    return {"type": "row", "reference": src.reference, "row": f"{ln.when} · {ln.label}{quals}: {ln.words}",
+            "json_path": src.json_path,
             "json": body, "derived_from": list(item.derived_from)}
+
+
+def _line(ln: EvidenceLine) -> dict[str, Any]:
+    return {"occurrence": ln.occurrence, "polarity": ln.polarity, "when": ln.when, "label": ln.label,
+            "before": ln.before, "mention": ln.mention, "after": ln.after, "qualifiers": list(ln.qualifiers),
+            "reference": ln.reference, "span": ln.span}
 
 
 def page_payload(index: Any, verdict: Verdict, query: VerificationQuery, *,
@@ -86,17 +97,17 @@ def page_payload(index: Any, verdict: Verdict, query: VerificationQuery, *,
         refs.add(f"Encounter/{launch_encounter.removeprefix('Encounter/')}")
     bands = encounter_bands(index.record.resources, refs, w)
     window = close_up_window(verdict, bands)
+    every = sorted((evidence_line(e, w) for e in verdict.evidence), key=lambda ln: ln.sort_key, reverse=True)
     return {
         "finding": {"label_word": w.label_words.get(verdict.verdict.value, verdict.verdict.value),
                     "summary": finding.summary, "checked": finding.checked, "audit": finding.audit_line,
                     "template": finding.template, "more": finding.more,
-                    "evidence": [{"occurrence": ln.occurrence, "polarity": ln.polarity, "when": ln.when,
-                                  "label": ln.label, "before": ln.before, "mention": ln.mention, "after": ln.after,
-                                  "qualifiers": list(ln.qualifiers), "reference": ln.reference, "span": ln.span}
-                                 for ln in finding.evidence]},
+                    "evidence": [_line(ln) for ln in finding.evidence]},
+        # every entry in the same words as the deciding ones (the "All entries" table), newest first
+        "entries": [_line(ln) for ln in every],
         "lanes": [{"event": e, "name": n} for e, n in lanes],
         "timeline": timeline_svg(verdict, lanes, bands),
         "close_up": timeline_svg(verdict, lanes, bands, window=window) if window else None,
-        "sources": {e.occurrence: source_view(index, e) for e in verdict.evidence[:_MAX_SOURCES]},
+        "sources": {e.occurrence: source_view(index, e, w) for e in verdict.evidence[:_MAX_SOURCES]},
         "encounter": launch_encounter,
     }

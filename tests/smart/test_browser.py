@@ -6,6 +6,7 @@ screenshot to results/smart_timeline.png for people to look at."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,9 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 QUESTION = "Was norepinephrine given after vancomycin within the same encounter?"
 SCREENSHOT = REPO / "results" / "smart_timeline.png"
+# What the Synthea record says of Lance (tests/data/synthea): his name, birth date and the stay.
+PATIENT_WORDS, BORN = "Lance203 Jamel269 Padberg411", "23 Jun 1964"
+ENCOUNTER_WORDS = "Emergency visit · Encounter for problem · 3–9 Feb 2015"
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +53,7 @@ def _open(browser, smart_service, **launch):
 
 def test_question_draws_the_timeline_and_opens_sources(browser, smart_service):
     page, problems = _open(browser, smart_service)
-    assert page.locator("#b-encounter").text_content() == f"Encounter/{LANCE_ENCOUNTER}"
+    assert page.locator("#b-encounter").text_content() == ENCOUNTER_WORDS
     assert page.locator("#enc-scope-label").text_content() == "this encounter"
     page.fill("#q", QUESTION)
     page.click("#go")
@@ -80,7 +84,8 @@ def test_question_draws_the_timeline_and_opens_sources(browser, smart_service):
     # A structured mark: its row and JSON path.
     page.locator("#timeline .mark.structured.supports").first.click()
     assert page.locator("#source").is_visible()
-    assert page.locator("#source-row").text_content().startswith("MedicationAdministration")
+    row = page.locator("#source-row").text_content()  # in the cards' words, not the index's rendering
+    assert re.match(r"\d{1,2} Feb 2015 \d\d:\d\d · Medication given: ", row) and "(second)" not in row, row
     assert json.loads(page.locator("#source-json").text_content())["resourceType"] == "MedicationAdministration"
 
     # A note mark, by keyboard: the note's full text with the span highlighted and in view.
@@ -109,5 +114,35 @@ def test_card_link_opens_with_its_question_answered(browser, smart_service):
     assert json.loads(page.locator("#q").input_value()) == query
     assert page.locator("#summary").text_content().startswith("No AKI documented after vancomycin")
     assert page.locator("#timeline .mark").count() >= 1
+    assert problems == []
+    page.close()
+
+
+def test_the_header_names_the_patient_and_the_encounter_as_the_ehr_does(browser, smart_service):
+    page, problems = _open(browser, smart_service)
+    header = page.locator("header")
+    assert page.locator("#b-patient").text_content() == PATIENT_WORDS
+    assert page.locator("#b-born").text_content() == BORN and page.locator("#b-born-wrap").is_visible()
+    assert page.locator("#b-encounter").text_content() == ENCOUNTER_WORDS
+    # the EHR's fhirUser (Practitioner/test-user) is not on its FHIR server: no user shown, never the id
+    assert not page.locator("#b-user-wrap").is_visible()
+    shown = header.inner_text()
+    for raw in (LANCE, LANCE_ENCOUNTER, "Patient/", "Encounter/", "Practitioner/"):
+        assert raw not in shown, raw
+    assert problems == []
+    page.close()
+
+
+def test_the_header_falls_back_to_neutral_words_when_the_record_cannot_be_read(browser, smart_service):
+    smart_service.ehr.failing_types.update({"Patient", "Encounter"})
+    try:
+        page, problems = _open(browser, smart_service)
+    finally:
+        smart_service.ehr.failing_types.difference_update({"Patient", "Encounter"})
+    assert page.locator("#b-patient").text_content() == "this patient"
+    assert not page.locator("#b-born-wrap").is_visible()
+    assert page.locator("#b-encounter").text_content() == "this encounter"
+    shown = page.locator("header").inner_text()
+    assert LANCE not in shown and LANCE_ENCOUNTER not in shown
     assert problems == []
     page.close()

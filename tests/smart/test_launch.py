@@ -42,7 +42,9 @@ def test_full_launch_then_question_cites_the_patients_resources(smart_service, s
     for token in smart_service.ehr.tokens:
         assert token not in page.text and token not in callback.text
         assert all(token != v for v in browser.http.cookies.values())
-    assert "Lance" not in page.text and "Padberg" not in page.text  # banner shows ids only
+    # The banner is in the EHR's words, read with the session's token from its own FHIR server.
+    assert ctx["banner"] == {"patient": "Lance203 Jamel269 Padberg411", "born": "23 Jun 1964",
+                             "encounter": "Emergency visit · Encounter for problem · 3–9 Feb 2015", "user": None}
 
     resp = browser.verify({"question": QUESTION})
     assert resp.status_code == 200, resp.text
