@@ -1,7 +1,8 @@
 """The core, by stage: query -> index -> evidence -> decide, with discover and report on top.
 
 Its public surface is what every surface needs: `build_index` (a patient's searchable form),
-`answer` (one verified query), and the query and verdict models. Each stage is a package:
+`answer` (one verified query), and the query and verdict models; nothing outside the core and the
+evaluation imports a stage directly (tests/test_dependencies.py). Each stage is a package:
 
     query/     the question and the answer's models, free-text questions, the lexicon
     index/     occurrences, graph, context store, retrieval channels
@@ -15,8 +16,27 @@ why discover/ sits above decide/ in the import order (tests/test_layers.py).
 """
 
 from medeventgraph.core.answer import Answer, answer
+from medeventgraph.core.decide.assess_llm import endpoint_problem
+from medeventgraph.core.index.graph import sort_key
 from medeventgraph.core.index.patient_index import PatientIndex, build_index
-from medeventgraph.core.query.model import VerificationQuery
-from medeventgraph.core.query.verdict import Verdict
+from medeventgraph.core.index.store import format_time
+from medeventgraph.core.query.lexicon import load_lexicon, normalize_text
+from medeventgraph.core.query.model import ActionName, EventSpec, RelationSpec, VerificationQuery, parse_duration
+from medeventgraph.core.query.question import QuestionParseError, parse_question, parse_question_noted
+from medeventgraph.core.query.question_record import read_on_record
+from medeventgraph.core.query.verdict import EvidenceOut, RelationOut, TimeOut, Verdict
 
-__all__ = ["Answer", "PatientIndex", "Verdict", "VerificationQuery", "answer", "build_index"]
+__all__ = [
+    # one verified query, on a patient's index
+    "Answer", "PatientIndex", "answer", "build_index",
+    # the query: its models, free-text questions, and what "started on" means on a record
+    "ActionName", "EventSpec", "QuestionParseError", "RelationSpec", "VerificationQuery", "parse_duration",
+    "parse_question", "parse_question_noted", "read_on_record",
+    # the verdict
+    "EvidenceOut", "RelationOut", "TimeOut", "Verdict",
+    # what the wording layer and the CLI show of an index: the lexicon's normal form, an occurrence's
+    # time and order
+    "format_time", "load_lexicon", "normalize_text", "sort_key",
+    # whether the optional LLM assessor's endpoint is usable (preflight, before any record is read)
+    "endpoint_problem",
+]

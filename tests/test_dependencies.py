@@ -197,3 +197,30 @@ def test_the_reader_sees_imports_inside_functions_and_relative_ones(tmp_path: Pa
     module.write_text("def f():\n    from medeventgraph.core import answer\n    from .sibling import x\n")
     seen = _imports(module, "medeventgraph.wording.m")
     assert {"medeventgraph.core.answer", "medeventgraph.wording.sibling"} <= seen
+
+
+def core_internal_imports(paths: dict[str, Path]) -> list[str]:
+    """Imports of a core stage (`medeventgraph.core.<stage>...`) by the given modules."""
+    found = []
+    for name, path in sorted(paths.items()):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else [])
+            found += [f"{name} imports {m}" for m in modules if m.startswith("medeventgraph.core.")]
+    return found
+
+
+def test_outside_the_core_only_its_public_surface_is_imported() -> None:
+    """The surfaces and the wording layer use `medeventgraph.core` (its __init__: answer,
+    build_index, the query and verdict models), so the stages can be rearranged behind it. The
+    evaluation is exempt: it measures the stages one by one."""
+    outside = {n: p for n, p in _shipped_modules().items()
+               if not n.startswith(("medeventgraph.core", "medeventgraph.evaluation"))}
+    assert not core_internal_imports(outside)
+
+
+def test_an_import_of_a_core_stage_is_caught(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from medeventgraph.core.decide.assess import assess\n")
+    assert core_internal_imports({"medeventgraph.wording.m": module}) == [
+        "medeventgraph.wording.m imports medeventgraph.core.decide.assess"]
