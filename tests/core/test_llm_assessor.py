@@ -19,8 +19,8 @@ import pytest
 import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
-from medeventgraph.core import assess_llm
 from medeventgraph.core.answer import verify_query
+from medeventgraph.core.decide import assess_llm
 from medeventgraph.core.decide.assess import assess
 from medeventgraph.core.decide.assess_llm import LLMAssessor, bundle_payload
 from medeventgraph.core.evidence.contract import EvidenceBundle, EvidenceItem, bundle_hash

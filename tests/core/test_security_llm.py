@@ -14,8 +14,8 @@ from urllib.parse import quote
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from medeventgraph.core import assess_llm
 from medeventgraph.core.answer import verify_query
+from medeventgraph.core.decide import assess_llm
 from medeventgraph.core.decide.assess_llm import LLMAssessor, bundle_payload
 from medeventgraph.core.decide.redaction import patient_terms
 from medeventgraph.core.evidence.contract import EvidenceBundle, EvidenceItem, bundle_hash

@@ -4,9 +4,9 @@ frozen model, so a forged score, a wrong model or an absent model never supports
 from __future__ import annotations
 
 import pytest
-from medeventgraph.core import similarity
 from medeventgraph.core.answer import verify_query
 from medeventgraph.core.discover.exhaustive import Discovery
+from medeventgraph.core.evidence import similarity
 from medeventgraph.core.evidence.binding import BasisKind, BindingBasis
 from medeventgraph.core.evidence.contract import Candidate
 from medeventgraph.core.index.retrieval import dense_backend

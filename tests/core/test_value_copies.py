@@ -8,7 +8,7 @@ import doctest
 
 import pytest
 from medeventgraph.api import load, select_patient, verify_index
-from medeventgraph.core import value_copies
+from medeventgraph.core.index import value_copies
 from medeventgraph.core.index.patient_index import build_index
 from medeventgraph.core.query.model import VerificationQuery
 from medeventgraph.model.settings import Settings
