@@ -22,13 +22,13 @@ from medeventgraph.model.outcome import Issue
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["BodyLimitMiddleware", "RequestTooLarge"]
+__all__ = ["BodyLimitMiddleware"]
 
 DRAIN_FACTOR = 4  # read and discard at most this many limits' worth of an over-limit body ...
 DRAIN_SECONDS = 10.0  # ... for at most this long, then close regardless
 
 
-class RequestTooLarge(HTTPException):
+class _RequestTooLarge(HTTPException):
     def __init__(self, limit: int) -> None:
         super().__init__(413, f"request body is larger than {limit} bytes (setting max_request_bytes)")
 
@@ -56,7 +56,7 @@ class BodyLimitMiddleware:
                 seen += len(message.get("body", b""))
                 if seen > self.max_bytes:
                     refused = True
-                    raise RequestTooLarge(self.max_bytes)
+                    raise _RequestTooLarge(self.max_bytes)
             return message
 
         async def guarded_send(message: Message) -> None:
@@ -68,14 +68,14 @@ class BodyLimitMiddleware:
 
         try:
             await self.app(scope, limited_receive, guarded_send)
-        except RequestTooLarge:
+        except _RequestTooLarge:
             if started:
                 raise
         if refused and not started:
             await self._refuse(receive, send)
 
     async def _refuse(self, receive: Receive, send: Send) -> None:
-        issue = Issue("error", "too-long", RequestTooLarge(self.max_bytes).detail)
+        issue = Issue("error", "too-long", _RequestTooLarge(self.max_bytes).detail)
         response = outcome_response(413, [issue], {"Connection": "close"})
         await send({"type": "http.response.start", "status": response.status_code,
                     "headers": response.raw_headers})

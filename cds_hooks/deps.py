@@ -35,24 +35,24 @@ class ServiceState:
         return self.http
 
 
-def get_state(request: Request) -> ServiceState:
+def _get_state(request: Request) -> ServiceState:
     return request.app.state.meg
 
 
-def get_settings(state: Annotated[ServiceState, Depends(get_state)]) -> Settings:
+def _get_settings(state: Annotated[ServiceState, Depends(_get_state)]) -> Settings:
     return state.settings
 
 
 # Sync on purpose: FastAPI runs these in a worker thread, so a JWKS fetch never blocks the loop.
-def verified_caller(request: Request, state: Annotated[ServiceState, Depends(get_state)]) -> dict[str, Any] | None:
+def _verified_caller(request: Request, state: Annotated[ServiceState, Depends(_get_state)]) -> dict[str, Any] | None:
     return verify_request(request, state.settings, state.trust, state.replay, required=True)
 
 
-def optional_caller(request: Request, state: Annotated[ServiceState, Depends(get_state)]) -> dict[str, Any] | None:
+def _optional_caller(request: Request, state: Annotated[ServiceState, Depends(_get_state)]) -> dict[str, Any] | None:
     return verify_request(request, state.settings, state.trust, state.replay, required=False)
 
 
-StateDep = Annotated[ServiceState, Depends(get_state)]
-SettingsDep = Annotated[Settings, Depends(get_settings)]
-CallerDep = Annotated[dict[str, Any] | None, Depends(verified_caller)]
-OptionalCallerDep = Annotated[dict[str, Any] | None, Depends(optional_caller)]
+StateDep = Annotated[ServiceState, Depends(_get_state)]
+SettingsDep = Annotated[Settings, Depends(_get_settings)]
+CallerDep = Annotated[dict[str, Any] | None, Depends(_verified_caller)]
+OptionalCallerDep = Annotated[dict[str, Any] | None, Depends(_optional_caller)]

@@ -8,7 +8,6 @@ alternative. Event texts are lexicon terms, so a class ("nephrotoxic drug") cove
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Literal
 
@@ -20,6 +19,7 @@ from medeventgraph.core.query.model import (
     VerificationQuery,
     parse_duration,
 )
+from medeventgraph.model.packaged import packaged_model
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = ["OrderChecks", "Watch", "WatchEvent", "WatchList", "load_watchlist"]
@@ -100,5 +100,4 @@ def load_watchlist(path: Path | None = None) -> WatchList:
 
 @lru_cache(maxsize=1)
 def _default() -> WatchList:
-    raw = (resources.files("medeventgraph.cds_hooks") / "resources" / "watchlist.json").read_bytes()
-    return WatchList.model_validate(orjson.loads(raw))
+    return packaged_model("medeventgraph.cds_hooks", "watchlist.json", WatchList)

@@ -20,12 +20,12 @@ from typing import Any, TypeVar
 
 from medeventgraph.cds_hooks.errors import HookError
 
-__all__ = ["Deadline", "DeadlineExceeded", "Workers"]
+__all__ = ["Deadline", "Workers"]
 
 T = TypeVar("T")
 
 
-class DeadlineExceeded(Exception):
+class _DeadlineExceeded(Exception):
     """Raised inside a worker at a checkpoint once its call has been answered with a 503."""
 
 
@@ -46,7 +46,7 @@ class Deadline:
     def check(self) -> None:
         """A checkpoint: stop here if the call's answer has already gone out."""
         if self._cancelled.is_set() or time.monotonic() >= self._at:
-            raise DeadlineExceeded
+            raise _DeadlineExceeded
 
 
 def _timed_out(deadline: Deadline) -> HookError:
@@ -98,7 +98,7 @@ class Workers:
             deadline.cancel()
             future.cancel()  # succeeds only while it waits for a worker: then it never starts
             raise _timed_out(deadline) from None
-        except DeadlineExceeded:
+        except _DeadlineExceeded:
             raise _timed_out(deadline) from None
 
     def close(self) -> None:

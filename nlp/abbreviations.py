@@ -17,7 +17,7 @@ from spacy.language import Language
 from spacy.matcher import Matcher
 from spacy.tokens import Doc
 
-__all__ = ["AbbreviationUse", "abbreviation_detector", "add_abbreviation_detector", "doc_abbreviations"]
+__all__ = ["AbbreviationUse", "add_abbreviation_detector", "doc_abbreviations"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,7 @@ def make_abbreviation_detector(nlp, name):
     short word with a capital ("(AKI)", "(Hb)"), or a capital short form before brackets ("CIN
     (contrast-induced nephropathy)"). Most notes have none (Synthea's "(disorder)" tags are not
     candidates), and the detector runs two token matchers over every note it sees."""
-    detector = abbreviation_detector(nlp)
+    detector = _abbreviation_detector(nlp)
 
     def detect(doc: Doc) -> Doc:
         return detector(doc) if _CANDIDATE.search(doc.text) else doc
@@ -52,7 +52,7 @@ def add_abbreviation_detector(nlp: Language) -> None:
     nlp.add_pipe("medeventgraph_abbreviations")
 
 
-def abbreviation_detector(nlp: Language) -> AbbreviationDetector:
+def _abbreviation_detector(nlp: Language) -> AbbreviationDetector:
     detector = AbbreviationDetector(nlp)
     bounded = Matcher(nlp.vocab)
     inner = {"ORTH": {"NOT_IN": ["(", ")"]}, "OP": "{1,8}"}

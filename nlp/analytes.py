@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 from functools import cache, cached_property
-from importlib import resources
 
-import orjson
+from medeventgraph.model.packaged import packaged_model
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = ["Alias", "Analyte", "AnalyteTable", "UnitSpec", "load_analytes"]
@@ -166,5 +165,4 @@ class AnalyteTable(_Frozen):
 
 @cache
 def load_analytes() -> AnalyteTable:
-    raw = resources.files(_PACKAGE).joinpath("resources", "analytes.json").read_bytes()
-    return AnalyteTable.model_validate(orjson.loads(raw))
+    return packaged_model(_PACKAGE, "analytes.json", AnalyteTable)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-__all__ = ["CacheStats", "NoteCache", "NoteKey", "content_hash"]
+__all__ = ["NoteCache", "NoteKey", "content_hash"]
 
 V = TypeVar("V")
 
@@ -35,7 +35,7 @@ class NoteKey:
 
 
 @dataclass(slots=True)
-class CacheStats:
+class _CacheStats:
     hits: int = 0
     shared: int = 0  # misses served by another document's identical text
     computed: int = 0  # NLP runs
@@ -66,7 +66,7 @@ class NoteCache(Generic[V]):
         self._entries: OrderedDict[NoteKey, _Held[V]] = OrderedDict()
         self._by_hash: dict[str, _Held[V]] = {}
         self.held_chars = 0
-        self.stats = CacheStats()
+        self.stats = _CacheStats()
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -28,7 +28,7 @@ from .cues import CueMatcher
 from .rules import UNKNOWN_TYPE, context_rules
 
 __all__ = ["CATEGORY_FLAGS", "ModifierFinder", "ScopedModifier", "all_rules", "assert_targets",
-           "assertion_from_flags", "sentence_starts"]
+           "assertion_from_flags"]
 
 CATEGORY_FLAGS = {
     "NEGATED_EXISTENCE": "negated",
@@ -94,7 +94,7 @@ class ModifierFinder:
     def settle(self, doc: Doc, matches: Sequence[tuple[int, int, int]]) -> tuple[ScopedModifier, ...]:
         """The modifiers of these cue matches (all of `matches`, or some left out to see what
         a rule does: benchmarks/check_assertion_rules.py)."""
-        sent_start = sentence_starts(doc)
+        sent_start = _sentence_starts(doc)
         by_sentence: dict[int, list[ConTextModifier]] = {}
         for match_id, start, end in self._pruned(list(matches)):
             rule = self.rule_of(match_id)
@@ -142,7 +142,7 @@ class ModifierFinder:
         return metadata.get("source") == "medeventgraph"
 
 
-def sentence_starts(doc: Doc) -> list[int]:
+def _sentence_starts(doc: Doc) -> list[int]:
     """Token index -> index of the first token of its sentence (one pass; `token.sent` walks)."""
     out = [0] * len(doc)
     current = 0
@@ -197,7 +197,7 @@ def _resettled(doc: Doc, live: list[ScopedModifier], removed: list[ScopedModifie
     """Scopes settled again, in the sentences of `removed`, without those cues: a cue that is
     part of a target's name must not cut another cue's scope short either ("a past medical
     history of coronary artery disease, STATUS POST CABG": the history reaches the CABG)."""
-    sent_start = sentence_starts(doc)
+    sent_start = _sentence_starts(doc)
     touched = {sent_start[m.end - 1] for m in removed}
     out = [m for m in live if sent_start[m.end - 1] not in touched]
     again: dict[int, list[ConTextModifier]] = {}

@@ -20,12 +20,12 @@ from spacy.language import Language
 from spacy.matcher import Matcher, PhraseMatcher
 from spacy.tokens import Doc
 
-__all__ = ["CueMatcher", "starts_a_sentence", "word_sequences"]
+__all__ = ["CueMatcher", "word_sequences"]
 
 _MAX_SEQUENCES = 5000  # beyond this a pattern stays in the token Matcher (no rule comes near)
 
 
-def starts_a_sentence(pattern: list[dict[str, Any]]) -> bool:
+def _starts_a_sentence(pattern: list[dict[str, Any]]) -> bool:
     """Whether the pattern's first word must start its sentence ({"IS_SENT_START": true})."""
     return bool(pattern) and pattern[0].get("IS_SENT_START") is True and "OP" not in pattern[0]
 
@@ -33,8 +33,8 @@ def starts_a_sentence(pattern: list[dict[str, Any]]) -> bool:
 def word_sequences(pattern: list[dict[str, Any]]) -> list[tuple[str, ...]] | None:
     """The lower-cased word sequences a token pattern matches, or None if it is not only
     LOWER words, LOWER IN alternatives and optional ('?') tokens (the first word may be required
-    to start its sentence: `starts_a_sentence`, checked on the matches)."""
-    if starts_a_sentence(pattern):
+    to start its sentence: `_starts_a_sentence`, checked on the matches)."""
+    if _starts_a_sentence(pattern):
         pattern = [{k: v for k, v in pattern[0].items() if k != "IS_SENT_START"}, *pattern[1:]]
     choices: list[list[str | None]] = []
     for token in pattern:
@@ -85,7 +85,7 @@ class CueMatcher:
                 self._tokens.add(key, [rule.pattern])
             else:
                 self._phrases.add(key, [Doc(nlp.vocab, words=list(seq)) for seq in sequences])
-                if starts_a_sentence(rule.pattern):
+                if _starts_a_sentence(rule.pattern):
                     self._sentence_initial.add(nlp.vocab.strings[key])
 
     def __call__(self, doc: Doc) -> list[tuple[int, int, int]]:

@@ -27,7 +27,8 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from .rule_files import load_rule_file
+from medeventgraph.model.packaged import packaged_built
+
 from .rules import load_section_specs
 from .sentences import CAPS_HEADING
 
@@ -37,12 +38,10 @@ __all__ = [
     "PHASE_CUE",
     "PLACEMENT_RULES",
     "TOLD_IN_ORDER",
-    "NarrativeRules",
     "NoteLayout",
     "Placement",
     "Section",
     "Sentence",
-    "load_narrative_rules",
     "note_layout",
     "phase_order",
     "told_order",
@@ -50,7 +49,7 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
-class NarrativeRules:
+class _NarrativeRules:
     narrative_roles: frozenset[str]  # sections whose sentences tell events in the order they happened
     history_roles: frozenset[str]  # sections that hold the patient's past
     past: re.Pattern[str]  # a sentence that tells past events
@@ -71,15 +70,15 @@ _CLAUSE_BREAK = r"\b(?:and|but|with|who|which|was|were|is|are|for|presented|pres
 
 
 @cache
-def load_narrative_rules() -> NarrativeRules:
-    return load_rule_file("narrative_rules.json", _narrative_rules)
+def _load_narrative_rules() -> _NarrativeRules:
+    return packaged_built("medeventgraph.nlp", "narrative_rules.json", _narrative_rules)
 
 
 def _words(raw: dict, key: str) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p})" for p in raw[key]), re.IGNORECASE)
 
 
-def _narrative_rules(raw: dict) -> NarrativeRules:
+def _narrative_rules(raw: dict) -> _NarrativeRules:
     known = {s.category for s in load_section_specs()}
     roles = {key: frozenset(str(r) for r in raw[key]) for key in ("narrative_roles", "history_roles")}
     phases = {str(k): float(v) for k, v in raw["phases"].items()}
@@ -89,7 +88,7 @@ def _narrative_rules(raw: dict) -> NarrativeRules:
         raise ValueError(f"unknown section roles {unknown}")
     cues = tuple((float(c["phase"]), re.compile("|".join(f"(?:{p})" for p in c["words"]), re.IGNORECASE))
                  for c in raw["phase_cues"])
-    return NarrativeRules(roles["narrative_roles"], roles["history_roles"],
+    return _NarrativeRules(roles["narrative_roles"], roles["history_roles"],
                           _words(raw, "past"), _words(raw, "turns_back"), _words(raw, "states_time"),
                           _words(raw, "recent_time"),
                           _history_cue(raw["history_cue"], int(raw["history_words_between"])),
@@ -170,7 +169,7 @@ def _role(title: str) -> str | None:
     known = _titles().get(words)
     if known is not None:
         return known
-    return next((role for pattern, role in load_narrative_rules().title_words if pattern.search(words)), None)
+    return next((role for pattern, role in _load_narrative_rules().title_words if pattern.search(words)), None)
 
 
 @lru_cache(maxsize=64)
@@ -183,9 +182,9 @@ def note_layout(text: str) -> NoteLayout:
         role = _role(title)
         if group in ("line", "tc") and role is None:
             continue  # "Note: ..." at a line start, "BUN, ..." in a list: a heading only if it names a section
-        if role is None and " ".join(title.lower().split()) in load_narrative_rules().subheadings:
+        if role is None and " ".join(title.lower().split()) in _load_narrative_rules().subheadings:
             continue  # "HEENT:" in an examination: the examination goes on
-        if role is None and heads and heads[-1][3] in load_narrative_rules().narrative_roles:
+        if role is None and heads and heads[-1][3] in _load_narrative_rules().narrative_roles:
             role = heads[-1][3]  # a problem's own heading in a narrative ("HYPOGLYCEMIA:"): its own story
         heads.append((m.start(group), m.end(group), m.end(), role))
     sections = tuple(Section(role, s, e, body, heads[i + 1][0] if i + 1 < len(heads) else len(text))
@@ -236,7 +235,7 @@ def told_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement |
     """The order in which a narrative section tells the mentions at spans `a` and `b`, or None
     where the telling says nothing (one sentence, different sections, a section that is not a
     narrative, a sentence that is not in the past, or a step back in time between them)."""
-    layout, rules = note_layout(text), load_narrative_rules()
+    layout, rules = note_layout(text), _load_narrative_rules()
     ia, ib = layout.sentence_at(a[0]), layout.sentence_at(b[0])
     if ia is None or ib is None or ia == ib:
         return None
@@ -266,7 +265,7 @@ def phase_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement 
     done before an operation ("preoperatively"), the operation and the stay (its sections), and
     what came after it ("postoperatively"). Where a mention's sentence steps back in time or
     states a time of its own, its section does not place it."""
-    layout, rules = note_layout(text), load_narrative_rules()
+    layout, rules = note_layout(text), _load_narrative_rules()
     pa, pb = _phase(text, layout, rules, a), _phase(text, layout, rules, b)
     if pa is None or pb is None or pa[0] == pb[0]:
         return None
@@ -278,7 +277,7 @@ def phase_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement 
     return Placement(earlier, later, cue[0], cue[1], rule)
 
 
-def _phase(text: str, layout: NoteLayout, rules: NarrativeRules, span: tuple[int, int]
+def _phase(text: str, layout: NoteLayout, rules: _NarrativeRules, span: tuple[int, int]
            ) -> tuple[float, tuple[int, int], bool] | None:
     """The mention's phase, the words that place it there (a cue, or its section's title), and
     whether its sentence states a time of its own or steps back in time."""

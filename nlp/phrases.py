@@ -23,11 +23,12 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
-from .rule_files import load_rule_file
+from medeventgraph.model.packaged import packaged_built
+
 from .wordforms import WordForms
 
 __all__ = ["PhraseFind", "PhraseRules", "PhraseSlots", "Stems", "check_phrase", "find_phrases", "load_phrase_rules",
-           "phrase_slots", "shared_stems", "words_of"]
+           "phrase_slots", "shared_stems"]
 
 _WORD = re.compile(r"[A-Za-z]+|\d+(?:[.,]\d+)*|[^\sA-Za-z0-9]")
 _MAX_STEMS = 200_000  # memoised words: note vocabularies are unbounded
@@ -59,7 +60,7 @@ class PhraseRules:
 
 @cache
 def load_phrase_rules() -> PhraseRules:
-    return load_rule_file("phrase_rules.json", PhraseRules.from_json)
+    return packaged_built("medeventgraph.nlp", "phrase_rules.json", PhraseRules.from_json)
 
 
 class Stems:
@@ -122,7 +123,7 @@ class Stems:
         long = self.initialism(lower)
         if long is None:
             return frozenset()
-        return frozenset(self.stem(w) for w, _, _ in words_of(long) if w.isalpha() and w not in self._rules.function_words)
+        return frozenset(self.stem(w) for w, _, _ in _words_of(long) if w.isalpha() and w not in self._rules.function_words)
 
     def cues(self, slot: frozenset[str]) -> tuple[str, ...]:
         """Substrings one of which a note text holds wherever a word fills this slot: each stem's
@@ -142,7 +143,7 @@ class Stems:
     def bag(self, sentence: str) -> frozenset[str]:
         """Every stem a sentence's words can fill a slot with: a sentence lacking one of a
         phrase's slots is not searched (its words' stems are memoised, the bag is not: cheap)."""
-        return frozenset().union(*(self.of(w) for w, _, _ in words_of(sentence) if w[0].isalnum()))
+        return frozenset().union(*(self.of(w) for w, _, _ in _words_of(sentence) if w[0].isalnum()))
 
     def _ectomy(self, lower: str) -> frozenset[str]:
         if not lower.endswith(("ectomy", "ectomies")):
@@ -159,7 +160,7 @@ class Stems:
         long = self.initialism(lower)
         if long is not None:
             own = self.stem(lower)
-            return [frozenset({self.stem(w), own}) for w, _, _ in words_of(long)
+            return [frozenset({self.stem(w), own}) for w, _, _ in _words_of(long)
                     if w.isalpha() and w not in self._rules.function_words]
         if not lower.endswith(("ectomy", "ectomies")):
             return [self.of(word)]
@@ -181,7 +182,7 @@ def _capitals(word: str) -> bool:
     return core.isupper()
 
 
-def words_of(text: str) -> list[tuple[str, int, int]]:
+def _words_of(text: str) -> list[tuple[str, int, int]]:
     """(word, start, end): letters-and-digits runs and single marks, as both sides split them."""
     return [(m.group(), m.start(), m.end()) for m in _WORD.finditer(text)]
 
@@ -200,7 +201,7 @@ def phrase_slots(text: str, stems: Stems, *, drop: bool = False) -> PhraseSlots 
     (None when it has none, or nothing else)."""
     rules = load_phrase_rules()
     # numbers are content: "ANC 900" is no mention of "ANC" alone
-    content = [w for w, _, _ in words_of(text) if w[0].isalnum() and w.lower() not in rules.function_words]
+    content = [w for w, _, _ in _words_of(text) if w[0].isalnum() and w.lower() not in rules.function_words]
     dropped = tuple(w.lower() for w in content if w.lower() in rules.droppable) if drop else ()
     if drop and not dropped:
         return None
@@ -278,7 +279,7 @@ def _modifies_another(words: Sequence[tuple[str, int, int]], j: int, last: set[i
 def find_phrases(text: str, slots: PhraseSlots, stems: Stems, offset: int = 0) -> list[PhraseFind]:
     """Non-overlapping shortest finds of the slots in one sentence's text, in text order."""
     rules = load_phrase_rules()
-    words = words_of(text)
+    words = _words_of(text)
     found: list[tuple[int, int, tuple[tuple[int, int], ...]]] = []
     for i in range(len(words)):
         w = _window(words, i, slots.slots, stems, rules, text)
@@ -306,6 +307,6 @@ def check_phrase(cited: str, event_text: str, pieces: tuple[tuple[int, int], ...
     slots = phrase_slots(event_text, stems, drop=bool(dropped))
     if slots is None or slots.dropped != dropped:
         return False
-    words = words_of(cited)
+    words = _words_of(cited)
     window = _window(words, 0, slots.slots, stems, load_phrase_rules(), cited)
     return window is not None and words[window[0]][2] == len(cited) and window[1] == pieces

@@ -38,7 +38,7 @@ from .wordforms import WordForms
 Matched = tuple[list[tuple[Span, tuple[TargetTerm, ...], PhraseFind | None]],
                 list[tuple[frozenset[str], frozenset[str]]]]
 
-__all__ = ["DEFAULT_SPLITTER", "NotePipeline", "NoteSentence", "matched_targets", "mention_flags", "target_flags"]
+__all__ = ["DEFAULT_SPLITTER", "NotePipeline", "NoteSentence", "matched_targets", "target_flags"]
 
 # Measured on the 578 distinct Synthea note texts (benchmarks/bench_nlp.py, same runs): tokenizer +
 # splitter + sectionizer takes ~10x less time with the rule splitter than with PyRuSH; 97.6% of
@@ -272,15 +272,6 @@ def matched_targets(processed: ProcessedNote, matcher: TermMatcher) -> list[tupl
          and not processed.in_heading(span.start_char, span.end_char)),
         key=lambda m: (m[0].start, m[0].end),
     )
-
-
-def mention_flags(processed: ProcessedNote, matches: Sequence[tuple[Span, tuple[TargetTerm, ...]]]
-                  ) -> list[tuple[frozenset[str], frozenset[str]]]:
-    """(ConText flags, section flags) of each mention, both for the type of its first term (a
-    plan's future is its drugs' and tests', not its problems'). A mention that takes in its
-    section's heading ('ALLERGIES: CODEINE' as one target) gets no section flags."""
-    kinds = [terms[0].kind.value if terms[0].kind is not None else None for _, terms in matches]
-    return target_flags(processed, [span for span, _ in matches], kinds)
 
 
 def target_flags(processed: ProcessedNote, spans: Sequence[Span], kinds: Sequence[str | None]

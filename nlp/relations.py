@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
+from medeventgraph.model.packaged import packaged_built
+
 from .narrative import PLACEMENT_RULES, Placement, note_layout, phase_order, told_order
-from .rule_files import load_rule_file
 from .values import find_values
 
-__all__ = ["OrderRule", "StatedOrder", "find_order", "find_relation", "is_placement", "load_order_rules"]
+__all__ = ["StatedOrder", "find_order", "find_relation", "is_placement"]
 
 CUE_REACH = 600  # characters between two mentions that one passage's cue can relate
 STATED_CHANGE = "stated-change"  # "creatinine has gone from 2.1 to 4.2": the values in the order stated
@@ -34,7 +35,7 @@ _SUBJECT = r"(?:the\s+patient|patient|she|he|they|this|it)\s+(?:(?:was|were|had|
 
 
 @dataclass(frozen=True, slots=True)
-class OrderRule:
+class _OrderRule:
     id: str
     position: Position
     order: Order
@@ -44,13 +45,13 @@ class OrderRule:
 
 
 @dataclass(frozen=True, slots=True)
-class OrderRules:
+class _OrderRules:
     max_between_words: int
     max_words_before_cue: int
     fillers: str
-    rules: tuple[OrderRule, ...]
+    rules: tuple[_OrderRule, ...]
 
-    def by_id(self, rule_id: str) -> OrderRule | None:
+    def by_id(self, rule_id: str) -> _OrderRule | None:
         return next((r for r in self.rules if r.id == rule_id), None)
 
 
@@ -116,24 +117,24 @@ def _from_placement(text: str, p: Placement) -> StatedOrder:
 
 def rule_states_overlap(rule_id: str) -> bool:
     """Does this order rule state an overlap (not an order)? Read from the rule data."""
-    rule = load_order_rules().by_id(rule_id)
+    rule = _load_order_rules().by_id(rule_id)
     return rule is not None and rule.order == "overlap"
 
 
 @cache
-def load_order_rules() -> OrderRules:
-    return load_rule_file("order_rules.json", _order_rules)
+def _load_order_rules() -> _OrderRules:
+    return packaged_built("medeventgraph.nlp", "order_rules.json", _order_rules)
 
 
-def _order_rules(raw: dict) -> OrderRules:
+def _order_rules(raw: dict) -> _OrderRules:
     rules = []
     for r in raw["rules"]:
         if r["position"] not in Position.__args__ or r["order"] not in Order.__args__:  # type: ignore[attr-defined]
             raise ValueError(f"order rule {r['id']}: unknown position or order")
         lead = re.compile(rf"(?:^|[\s,(])(?:{r['first_lead']})\s+$", re.IGNORECASE) if r.get("first_lead") else None
-        rules.append(OrderRule(str(r["id"]), r["position"], r["order"], re.compile(r["cue"], re.IGNORECASE), lead,
+        rules.append(_OrderRule(str(r["id"]), r["position"], r["order"], re.compile(r["cue"], re.IGNORECASE), lead,
                                bool(r.get("across_commas", False))))
-    return OrderRules(int(raw["max_between_words"]), int(raw["max_words_before_cue"]), str(raw["fillers"]),
+    return _OrderRules(int(raw["max_between_words"]), int(raw["max_words_before_cue"]), str(raw["fillers"]),
                       tuple(rules))
 
 
@@ -146,7 +147,7 @@ def find_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOrder
     if a == b or not (a[1] <= b[0] or b[1] <= a[0]):
         return None
     first, second = (a, b) if a[0] < b[0] else (b, a)
-    rules = load_order_rules()
+    rules = _load_order_rules()
     between = text[first[1]:second[0]]
     breaks = _ends(between)
     if len(breaks) > 1 or len(_WORD.findall(between)) > 2 * rules.max_between_words:
@@ -160,7 +161,7 @@ def find_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOrder
     return None
 
 
-def _match(rule: OrderRule, rules: OrderRules, text: str, first, second, between: str,
+def _match(rule: _OrderRule, rules: _OrderRules, text: str, first, second, between: str,
            breaks: list[int]) -> tuple[int, int] | None:
     base = first[1]
     if rule.position == "before_second":
@@ -217,7 +218,7 @@ def check_order(text: str, order: StatedOrder) -> bool:
     if not (0 <= order.cue_start < order.cue_end <= len(text)) or text[order.cue_start:order.cue_end] != order.cue:
         return False
     if not is_placement(order.rule) and order.rule != STATED_CHANGE:
-        rule = load_order_rules().by_id(order.rule)
+        rule = _load_order_rules().by_id(order.rule)
         if rule is None or not rule.cue.fullmatch(order.cue):
             return False
     return find_relation(text, order.earlier, order.later) == order

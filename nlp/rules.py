@@ -12,10 +12,9 @@ from functools import cache
 from typing import Any
 
 from medeventgraph.model.occurrence import Kind
+from medeventgraph.model.packaged import packaged_object
 from medspacy.context import ConTextRule
 from medspacy.section_detection import SectionRule
-
-from .rule_files import read_rule_file
 
 __all__ = [
     "ASSERTION_FLAGS",
@@ -46,7 +45,7 @@ UNKNOWN_TYPE = "unknown"  # a target of no stated kind: every cue modifies it
 
 
 def _read_json(name: str) -> Any:
-    return read_rule_file(name)
+    return packaged_object("medeventgraph.nlp", name)
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ class SectionSpan:
 
 
 def add_sectionizer(nlp: Language) -> None:
-    """Headings must start a line (or be run in, see `starts_a_heading`); header and body start
+    """Headings must start a line (or be run in, see `_starts_a_heading`); header and body start
     new sentences; no span attributes."""
     sectionizer: Any = nlp.add_pipe(  # medspaCy's Sectionizer; add_pipe is typed as a bare callable
         "medspacy_sectionizer",
@@ -39,7 +39,7 @@ def add_sectionizer(nlp: Language) -> None:
     )
     sectionizer.add(section_rules())
     # The sectionizer's start-of-line filter, widened to run-in capital headings.
-    sectionizer.filter_start_lines = lambda doc, matches: [m for m in matches if starts_a_heading(doc, m[1], m[2])]
+    sectionizer.filter_start_lines = lambda doc, matches: [m for m in matches if _starts_a_heading(doc, m[1], m[2])]
 
 
 _RUN_IN_AFTER = frozenset({",", ".", ";", ":"})
@@ -47,7 +47,7 @@ _RUN_ON = frozenset({"of"})  # a word that ties a title to what follows: not a h
 _TITLE_END = re.compile(TITLE_END)
 
 
-def starts_a_heading(doc: Doc, start: int, end: int) -> bool:
+def _starts_a_heading(doc: Doc, start: int, end: int) -> bool:
     """A heading is a title ending in ':', '-' or a line break that starts a line; a title in
     capitals may also run into its text ('FAMILY HISTORY Negative'). A title in capitals ending
     in ':' right after a comma, full stop, colon or a run of spaces is a heading too: MTSamples and

@@ -21,7 +21,7 @@ import re
 from spacy.language import Language
 from spacy.tokens import Doc
 
-__all__ = ["CAPS_HEADING", "MAX_SENTENCE_TOKENS", "SPLITTERS", "add_sentence_splitter", "cap_sentences", "silence_pyrush"]
+__all__ = ["CAPS_HEADING", "MAX_SENTENCE_TOKENS", "SPLITTERS", "add_sentence_splitter", "silence_pyrush"]
 
 SPLITTERS = ("rule", "pyrush")
 _TERMINAL = frozenset(".!?;:")
@@ -71,11 +71,11 @@ def _heading_breaks(doc: Doc) -> None:
 
 @Language.component("medeventgraph_sentence_cap")
 def sentence_cap(doc: Doc) -> Doc:
-    cap_sentences(doc, MAX_SENTENCE_TOKENS)
+    _cap_sentences(doc, MAX_SENTENCE_TOKENS)
     return doc
 
 
-def cap_sentences(doc: Doc, max_tokens: int) -> None:
+def _cap_sentences(doc: Doc, max_tokens: int) -> None:
     """Start a new sentence after at most `max_tokens` non-space tokens, preferably after a
     comma or semicolon in the last quarter of the window (one pass: linear in the doc)."""
     count = 0

@@ -22,7 +22,7 @@ from .abbreviations import AbbreviationUse
 from .phrases import PhraseFind, PhraseSlots, Stems, find_phrases, phrase_slots
 from .wordforms import KeyedDoc, WordForms
 
-__all__ = ["TargetTerm", "TermMatcher", "normalize_literal", "terms_from_display"]
+__all__ = ["TargetTerm", "TermMatcher", "terms_from_display"]
 
 SOURCES = ("lexicon", "record", "query")
 _SEMANTIC_TAG = re.compile(r"\s*\((?:disorder|finding|procedure|situation|regime/therapy|observable entity|"
@@ -43,7 +43,7 @@ class TargetTerm:
             raise ValueError(f"TargetTerm.source must be one of {SOURCES}, not {self.source!r}")
 
 
-def normalize_literal(text: str) -> str:
+def _normalize_literal(text: str) -> str:
     return " ".join(text.lower().split())
 
 
@@ -76,7 +76,7 @@ class TermMatcher:
         groups: dict[tuple[str, ...], list[TargetTerm]] = {}
         by_literal: dict[str, list[TargetTerm]] = {}
         for term in terms:
-            literal = normalize_literal(term.literal)
+            literal = _normalize_literal(term.literal)
             if not _usable(literal):
                 continue
             words = tuple(wordforms.term_words([t.text for t in nlp.tokenizer(literal)]))
@@ -147,7 +147,7 @@ class TermMatcher:
 
     def terms_for(self, literal: str) -> tuple[TargetTerm, ...] | None:
         """The terms whose literal is this text (case, spacing and inflection ignored), if any."""
-        found = self._by_literal.get(normalize_literal(literal))
+        found = self._by_literal.get(_normalize_literal(literal))
         if found is not None:
             return found
         words = tuple(self._wordforms.term_words([t.text for t in self._tokenizer(literal.lower())]))

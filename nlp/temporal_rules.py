@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from .rule_files import load_rule_file
+from medeventgraph.model.packaged import packaged_built
 
 __all__ = ["ANCHOR_KINDS", "HeaderRule", "TemporalRule", "TemporalRules", "load_temporal_rules"]
 
@@ -55,7 +55,7 @@ def _anchor(value: str, where: str) -> str:
 
 @cache
 def load_temporal_rules() -> TemporalRules:
-    return load_rule_file("temporal_rules.json", _temporal_rules)
+    return packaged_built("medeventgraph.nlp", "temporal_rules.json", _temporal_rules)
 
 
 def _temporal_rules(raw: dict) -> TemporalRules:

@@ -40,7 +40,7 @@ from .processed import ProcessedNote, SentenceSpan
 from .sections import section_flags_for
 from .values import ValueFind, doc_values
 
-__all__ = ["LOINC", "ValueDraft", "build_value_occurrence", "note_value_drafts", "value_occurrences"]
+__all__ = ["LOINC", "ValueDraft", "note_value_drafts", "value_occurrences"]
 
 LOINC = "http://loinc.org"
 
@@ -108,7 +108,7 @@ def value_occurrences(drafts: list[ValueDraft], copy_min_words: int) -> list[Occ
         earlier = None
         if d.found.change and d.found.time_rank > 0:
             earlier = series[_series_key(d)].get(d.found.time_rank - 1)
-        out.append(build_value_occurrence(d, copies.get(d.occurrence_id), earlier, segments.get(d.occurrence_id)))
+        out.append(_build_value_occurrence(d, copies.get(d.occurrence_id), earlier, segments.get(d.occurrence_id)))
     return out
 
 
@@ -146,7 +146,7 @@ def _stated_time(draft: ValueDraft, segments: tuple[tuple[int, int], ...] | None
     return next((t for t in draft.times if any(lo < offset + t.end <= hi for lo, hi in segments)), None)
 
 
-def build_value_occurrence(
+def _build_value_occurrence(
     draft: ValueDraft, copied_from: str | None, change_from: str | None,
     segments: tuple[tuple[int, int], ...] | None = None,
 ) -> Occurrence:

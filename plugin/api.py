@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,6 @@ __all__ = [
     "load",
     "make_note_pipeline",
     "parse_query",
-    "parse_query_noted",
     "question_text",
     "read_on_record",
     "select_patient",
@@ -61,7 +59,7 @@ def select_patient(result: IngestResult, patient: str | None) -> PatientRecord:
 
 
 def parse_query(query: str | dict | VerificationQuery, record: PatientRecord | None = None) -> VerificationQuery:
-    return parse_query_noted(query, record)[0]
+    return _parse_query_noted(query, record)[0]
 
 
 def question_text(query: str | dict | VerificationQuery) -> str | None:
@@ -72,7 +70,7 @@ def question_text(query: str | dict | VerificationQuery) -> str | None:
     return None if text.startswith("{") else text
 
 
-def parse_query_noted(
+def _parse_query_noted(
     query: str | dict | VerificationQuery, record: PatientRecord | None = None
 ) -> tuple[VerificationQuery, dict[str, str]]:
     """A query, and for a question how the record decided an action word ("started on");
@@ -122,9 +120,3 @@ def verify(
     record = select_patient(result, patient)
     index = build_index(record, settings, notes=make_note_pipeline(settings))
     return verify_index(index, query, settings)
-
-
-def verify_many(
-    index: PatientIndex, queries: Iterable[VerificationQuery], settings: Settings
-) -> list[Verdict]:
-    return [answer(index, q, settings).verdict for q in queries]

@@ -13,10 +13,10 @@ import orjson
 from medeventgraph.model.outcome import InputError, Issue, operation_outcome
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
-__all__ = ["BatchLine", "answer_line", "json_line"]
+__all__ = ["answer_line", "json_line"]
 
 
-class BatchLine(BaseModel):
+class _BatchLine(BaseModel):
     """A query object (its own fields, validated as a VerificationQuery) or {"id", "question"},
     either optionally with "patient"."""
 
@@ -65,7 +65,7 @@ def answer_line(raw_line: bytes, n: int, verify: Callable[[Any, str | None, str 
     raw: Any = None
     try:
         raw = json_line(raw_line, f"line {n}")
-        line = BatchLine.model_validate(raw)
+        line = _BatchLine.model_validate(raw)
         if line.question is not None:
             if line.model_extra:
                 raise InputError(Issue("error", "invalid", f"line {n}: a question line holds only id, "

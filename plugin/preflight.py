@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from medeventgraph.model.settings import Settings
 
-__all__ = ["EXTRAS", "Extra", "MissingExtra", "Unavailable", "check_needs", "require"]
+__all__ = ["EXTRAS", "Extra", "Unavailable", "check_needs", "require"]
 
 # Commands that build patient indexes and verify (dense retrieval and the assessor apply to them).
 _VERIFYING = frozenset({"verify", "screen", "serve"})
@@ -39,7 +39,7 @@ class Unavailable(Exception):
     """Something the command needs is not there; the message is one line for the terminal."""
 
 
-class MissingExtra(Unavailable):
+class _MissingExtra(Unavailable):
     def __init__(self, extra: Extra, module: str, reason: str):
         super().__init__(f"{extra.needed_for} needs the '{extra.name}' extra, which is not installed "
                          f"({module}: {reason}); install it with: {extra.install}")
@@ -47,15 +47,15 @@ class MissingExtra(Unavailable):
 
 
 def require(name: str) -> None:
-    """Raise MissingExtra unless every module of extra `name` imports."""
+    """Raise _MissingExtra unless every module of extra `name` imports."""
     extra = EXTRAS[name]
     for module in extra.modules:
         try:
             importlib.import_module(module)
         except ModuleNotFoundError:
-            raise MissingExtra(extra, module, "not found") from None
+            raise _MissingExtra(extra, module, "not found") from None
         except Exception as exc:  # noqa: BLE001 - a broken install fails on import in many ways
-            raise MissingExtra(extra, module, f"cannot be imported ({type(exc).__name__})") from None
+            raise _MissingExtra(extra, module, f"cannot be imported ({type(exc).__name__})") from None
 
 
 def check_needs(command: str, settings: Settings) -> None:

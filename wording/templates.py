@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import string
 from functools import lru_cache
-from importlib.resources import files
 from pathlib import Path
 
 import orjson
+from medeventgraph.model.packaged import packaged_model
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = ["PLACEHOLDERS", "Template", "Wording", "load_wording", "template_keys"]
@@ -106,5 +106,4 @@ def load_wording(path: Path | None = None) -> Wording:
 
 @lru_cache(maxsize=1)
 def _packaged() -> Wording:
-    raw = files("medeventgraph.wording").joinpath("resources/wording.json").read_bytes()
-    return Wording.model_validate(orjson.loads(raw))
+    return packaged_model("medeventgraph.wording", "wording.json", Wording)

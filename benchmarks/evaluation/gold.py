@@ -1,7 +1,18 @@
 """The gold rules' own matcher: which structured rows a query event names, and the term a
 rule uses for a row. Written apart from the verifier on purpose (benchmarks/README.md,
-"Gold matcher"): it imports nothing from `medeventgraph.core`, so a defect in the system's
-grounding or normalisation cannot make the labels agree with it.
+"Gold matcher"): it imports no code from `medeventgraph.core`, so a defect in the system's
+grounding or normalisation cannot make the labels agree with it. The one thing it takes from
+the core is data: the kind table (`KIND_ALLOWS`, which occurrence kinds a query kind names).
+That table is the query language's definition of "kind: lab", not a step of grounding; the
+question and its judge must read "kind" alike, as both read `model.occurrence.Kind` alike, and
+two copies could only drift apart.
+
+Where the judge differs from the verifier, on purpose:
+  procedure orders  the kind table admits a procedure order (a ServiceRequest) for a
+                   procedure event and the core's `action_admits` lets it stand for
+                   `action: ordered` only; the judge never counts an order as a procedure
+                   instance, since no protocol here asks `action: ordered`, so its gold rows
+                   are procedures done (tests/evaluation/test_gold.py holds both readings).
 
   normalised text  lower-cased; every character that is not a letter, digit, space or one
                    of / + . - becomes a space; runs of spaces collapse (doses and ratios
@@ -17,20 +28,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
+from medeventgraph.core.evidence.binding import KIND_ALLOWS
 from medeventgraph.model.occurrence import Action, Kind, Occurrence, Origin
 
-__all__ = ["KINDS", "display_term", "gold_matches", "instance_of", "kind_names", "norm", "phrase_in"]
+__all__ = ["display_term", "gold_matches", "instance_of", "kind_names", "norm", "phrase_in"]
 
-KINDS: dict[str, frozenset[Kind]] = {
-    "medication": frozenset({Kind.MEDICATION}),
-    "lab": frozenset({Kind.LAB, Kind.OBSERVATION}),
-    "vital": frozenset({Kind.VITAL, Kind.OBSERVATION}),
-    "condition": frozenset({Kind.CONDITION}),
-    "procedure": frozenset({Kind.PROCEDURE}),
-    "derived": frozenset({Kind.DERIVED}),
-    "immunization": frozenset({Kind.IMMUNIZATION}),
-    "allergy": frozenset({Kind.ALLERGY}),
-}
 _KEEP = frozenset("/+.-")
 _TAG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz /")
 
@@ -43,8 +45,8 @@ def norm(text: str) -> str:
 
 def kind_names(query_kind: str | None, kind: Kind) -> bool:
     if query_kind is None:
-        return any(kind in kinds for kinds in KINDS.values())
-    return kind in KINDS[query_kind]
+        return any(kind in kinds for kinds in KIND_ALLOWS.values())
+    return kind in KIND_ALLOWS[query_kind]
 
 
 def instance_of(kind: str | None, occ: Occurrence) -> bool:

@@ -8,12 +8,12 @@ here (callers pass dev rows only).
 from __future__ import annotations
 
 import datetime as dt
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 import orjson
 from medeventgraph.evaluation.metrics import balanced_accuracy, false_support_rate
+from medeventgraph.model.packaged import packaged_path
 
 __all__ = ["TAU_MINUS_GRID", "TAU_PLUS_GRID", "freeze", "histogram", "label_of", "select_b5", "select_taus",
            "thresholds_path"]
@@ -74,7 +74,7 @@ def select_b5(rows: list[tuple[int, float]]) -> dict:
 
 
 def thresholds_path() -> Path:
-    return Path(str(resources.files("medeventgraph.core").joinpath("resources/thresholds.json")))
+    return packaged_path("medeventgraph.core", "thresholds.json")
 
 
 def freeze(choice: dict, b5: dict, dev_summary: dict, n_dev: int) -> dict:

@@ -20,7 +20,7 @@ from medeventgraph.cds_hooks.auth.trust import TrustStore
 from medeventgraph.cds_hooks.errors import HookError
 from medeventgraph.model.settings import Settings
 
-__all__ = ["ALGORITHMS", "ReplayCache", "called_url", "verify_request"]
+__all__ = ["ALGORITHMS", "ReplayCache", "verify_request"]
 
 log = logging.getLogger("medeventgraph.cds_hooks")
 
@@ -31,7 +31,7 @@ _MAX_JTI_CHARS = 256
 _MAX_NUMERIC_DATE = 253_402_300_799  # 9999-12-31T23:59:59Z: anything later is an attack, not a date
 
 
-def called_url(request: Request, settings: Settings) -> str:
+def _called_url(request: Request, settings: Settings) -> str:
     """The URL the client called, as it must appear in `aud`: the configured public base URL
     (the service may sit behind a proxy) plus the path, without the query string."""
     path = request.url.path
@@ -111,7 +111,7 @@ def verify_request(request: Request, settings: Settings, trust: TrustStore, repl
             if k.key_type == want_kty]
     if not keys:
         raise _refuse("no trusted key for this issuer and kid")
-    expected_aud = called_url(request, settings)
+    expected_aud = _called_url(request, settings)
     last: Exception | None = None
     for key in keys:
         try:

@@ -12,13 +12,13 @@ import json
 import logging
 import threading
 import time
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import httpx
 import jwt
 from medeventgraph.cds_hooks.auth.jku import key_set_url_problem, normalise_key_set_url
+from medeventgraph.model.packaged import packaged_object
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -140,14 +140,13 @@ def _read_entries(path: Path) -> dict[str, TrustEntry | None]:
 
 
 def _default_entries() -> dict[str, TrustEntry]:
-    pkg = resources.files("medeventgraph.cds_hooks") / "resources"
-    raw = json.loads((pkg / "trusted_issuers.json").read_text())
+    raw = packaged_object("medeventgraph.cds_hooks", "trusted_issuers.json")
     out = {}
     for iss, entry in _ENTRIES.validate_python(raw).items():
         if entry is None:
             continue
         if entry.jwks_file is not None:
-            entry.keys = json.loads((pkg / str(entry.jwks_file)).read_text())["keys"]
+            entry.keys = packaged_object("medeventgraph.cds_hooks", str(entry.jwks_file))["keys"]
         out[iss] = entry
     return out
 

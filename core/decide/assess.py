@@ -12,7 +12,7 @@ The scale
           structured row or a measured value 1; a derived finding by how far its value is past
           its criterion, read from the item's value fields (`quantity`, and `reference`: the
           lowest prior value for a rise, the limit for above/below) and the packaged rule it
-          names by code (`past_criterion`): 0.6 at the criterion up to 1 at twice its margin (a
+          names by code (`_past_criterion`): 0.6 at the criterion up to 1 at twice its margin (a
           KDIGO rise of 0.3 mg/dL over the lowest prior value is just past; 0.9 mg/dL is well
           past); a note mention 0.5.
   S_jdg+  mean over the chain's items of assertion certainty (certain 1, uncertain 0.5), times
@@ -33,15 +33,15 @@ Worked examples (the functions are the ones `assess` uses):
 0.855
 >>> score_plus(s_tim=0.0, s_num=1.0, s_jdg=1.0, complete=False)  # both events, but no ordered chain
 0.55
->>> past_criterion(1.3, 1.0, "kdigo_rise", rise=0.3, ratio=1.5)  # creatinine 1.0 -> 1.3: just past KDIGO
+>>> _past_criterion(1.3, 1.0, "kdigo_rise", rise=0.3, ratio=1.5)  # creatinine 1.0 -> 1.3: just past KDIGO
 0.6
->>> past_criterion(1.45, 1.0, "kdigo_rise", rise=0.3, ratio=1.5)  # +0.45: half a margin further
+>>> _past_criterion(1.45, 1.0, "kdigo_rise", rise=0.3, ratio=1.5)  # +0.45: half a margin further
 0.8
->>> past_criterion(1.9, 1.0, "kdigo_rise", rise=0.3, ratio=1.5)  # +0.9, three times the rise
+>>> _past_criterion(1.9, 1.0, "kdigo_rise", rise=0.3, ratio=1.5)  # +0.9, three times the rise
 1.0
->>> past_criterion(5.8, 5.5, "above")  # potassium 5.8 over a 5.5 limit: 5.5% past it
+>>> _past_criterion(5.8, 5.5, "above")  # potassium 5.8 over a 5.5 limit: 5.5% past it
 0.8182
->>> past_criterion(6.1, 5.5, "above"), past_criterion(60.0, 70.0, "below")  # 11% over; glucose 60 under 70
+>>> _past_criterion(6.1, 5.5, "above"), _past_criterion(60.0, 70.0, "below")  # 11% over; glucose 60 under 70
 (1.0, 1.0)
 >>> from medeventgraph.core.decide.counter import combine_weights
 >>> combine_weights([0.5]), combine_weights([0.5, 0.5]), combine_weights([1.0])  # S-: see core.counter
@@ -60,12 +60,12 @@ from medeventgraph.core.evidence.coverage import CoverageRow
 from medeventgraph.core.evidence.stated import StatedItem, stated_comparison
 from medeventgraph.core.evidence.timing import Comparison, Span, Timing, compare, span_of
 from medeventgraph.core.index.derive import DeriveRule, load_rules
-from medeventgraph.core.packaged import load_resource
 from medeventgraph.core.query.model import RelationSpec, Scope
 from medeventgraph.core.query.verdict import FailureType, Label
 from medeventgraph.model.occurrence import Origin
+from medeventgraph.model.packaged import packaged_model
 
-__all__ = ["Assessment", "RelationFinding", "Structure", "Thresholds", "assess", "combine", "load_thresholds", "past_criterion", "score_plus", "structure", "value_strength"]
+__all__ = ["Assessment", "RelationFinding", "Structure", "Thresholds", "assess", "combine", "load_thresholds", "score_plus", "structure", "value_strength"]
 
 ALPHA_TIM, ALPHA_NUM, ALPHA_JDG = 0.45, 0.22, 0.33
 
@@ -78,7 +78,7 @@ class Thresholds:
 
 @cache
 def load_thresholds() -> Thresholds:
-    return load_resource("thresholds.json", Thresholds)
+    return packaged_model("medeventgraph.core", "thresholds.json", Thresholds)
 
 
 @dataclass(frozen=True)
@@ -200,7 +200,7 @@ def combine(
 def assess(bundle: EvidenceBundle, thresholds: Thresholds | None = None) -> Assessment:
     th = thresholds or load_thresholds()
     st = structure(bundle)
-    s_jdg_plus = judged_plus(st)
+    s_jdg_plus = _judged_plus(st)
     counter = counter_evidence(bundle.query.relations, st.by_event, st.grounding, st.spans, st.stated.values(),
                                bundle.coverage)
     supporting = tuple(sorted(i.occurrence for i in st.members)) if st.complete else ()
@@ -217,7 +217,7 @@ def score_plus(s_tim: float, s_num: float, s_jdg: float, complete: bool) -> floa
 _STATED_FACTOR = 0.8  # per relation decided by a note-stated order instead of recorded times
 
 
-def judged_plus(st: Structure) -> float:
+def _judged_plus(st: Structure) -> float:
     """S_jdg+: assertion certainty of the chain's items, weakened per stated-order decision."""
     certainty = _mean([0.5 if i.assertion.uncertain else 1.0 for i in st.members])
     stated = sum(1 for f in st.findings if f.stated) if st.complete else 0
@@ -229,7 +229,7 @@ def _derive_rules() -> dict[str, DeriveRule]:
     return {r.id: r for r in load_rules()}
 
 
-def past_criterion(value: float, reference: float, test: str, *, rise: float = 0.0, ratio: float = 0.0) -> float:
+def _past_criterion(value: float, reference: float, test: str, *, rise: float = 0.0, ratio: float = 0.0) -> float:
     """How far a derived finding's value is past its criterion, from its structured fields:
     the value, the reference it was compared with (the lowest prior value for a rise, the
     limit for above/below) and the rule's test. 0.6 exactly at the criterion, rising
@@ -255,7 +255,7 @@ def value_strength(item: EvidenceItem) -> float:
         v = item.value
         if rule is None or v is None or v.quantity is None or v.reference is None:
             return 0.6
-        return past_criterion(v.quantity, v.reference, rule.test, rise=rule.abs_rise or 0.0, ratio=rule.ratio or 0.0)
+        return _past_criterion(v.quantity, v.reference, rule.test, rise=rule.abs_rise or 0.0, ratio=rule.ratio or 0.0)
     return 1.0
 
 

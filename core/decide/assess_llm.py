@@ -40,7 +40,6 @@ import tempfile
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -62,21 +61,21 @@ from medeventgraph.core.index.store import format_time
 from medeventgraph.core.query.verdict import FailureType
 from medeventgraph.model.occurrence import EventTime
 from medeventgraph.model.outcome import Issue
+from medeventgraph.model.packaged import packaged_text
 from medeventgraph.model.settings import Settings
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-__all__ = ["Judgment", "LLMAssessor", "Reply", "bundle_payload", "endpoint_problem", "prompt_text",
-           "score_judgments"]
+__all__ = ["LLMAssessor", "bundle_payload", "endpoint_problem", "prompt_text"]
 
 SEED = 1234
 PAYLOAD_VERSION = "3"  # bump when bundle_payload's rendering changes (it is part of the cache key)
 _MEMORY_CACHE_SIZE = 1024
-_memory: OrderedDict[str, Reply] = OrderedDict()
+_memory: OrderedDict[str, _Reply] = OrderedDict()
 _WEIGHT = {"certain": 1.0, "uncertain": 0.5}
 _BASIS = {"absent": FailureType.NEGATED, "order": FailureType.OPPOSITE_ORDER, "window": FailureType.WINDOW}
 
 
-class Judgment(BaseModel):
+class _Judgment(BaseModel):
     model_config = ConfigDict(extra="ignore")
     item: str = Field(max_length=512)
     relation: str = Field(max_length=64)
@@ -85,18 +84,18 @@ class Judgment(BaseModel):
     basis: Literal["absent", "order", "window"] | None = None
 
 
-class Reply(BaseModel):
+class _Reply(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    judgments: list[Judgment] = Field(max_length=5000)
+    judgments: list[_Judgment] = Field(max_length=5000)
 
 
 @cache
 def prompt_text() -> str:
-    return resources.files("medeventgraph.core").joinpath("resources/llm_prompt.txt").read_text(encoding="utf-8")
+    return packaged_text("medeventgraph.core", "llm_prompt.txt")
 
 
 @cache
-def prompt_hash() -> str:
+def _prompt_hash() -> str:
     return hashlib.sha256(prompt_text().encode()).hexdigest()
 
 
@@ -188,8 +187,8 @@ def bundle_payload(bundle: EvidenceBundle, patient_terms: tuple[str, ...] = ()) 
     }
 
 
-def score_judgments(
-    bundle: EvidenceBundle, reply: Reply, thresholds: Thresholds | None = None, patient_terms: tuple[str, ...] = ()
+def _score_judgments(
+    bundle: EvidenceBundle, reply: _Reply, thresholds: Thresholds | None = None, patient_terms: tuple[str, ...] = ()
 ) -> Assessment:
     """Eq. 6-7 with the judgment axes from `reply` (invalid citations discarded)."""
     th = thresholds or load_thresholds()
@@ -280,7 +279,7 @@ class LLMAssessor:
         model = s.llm_model or ""
         key = cache_key(bundle, model, self.patient_terms)
         self.issues = []
-        self.audit = {"assessor": "llm", "model": model, "prompt": prompt_hash()[:16], "cached": False}
+        self.audit = {"assessor": "llm", "model": model, "prompt": _prompt_hash()[:16], "cached": False}
         reply = self._cached(key)
         if reply is not None:
             self.audit["cached"] = True
@@ -295,9 +294,9 @@ class LLMAssessor:
                 self.audit = {**self.audit, "assessor": "deterministic", "fallback": failure.what}
                 return assess(bundle, self.thresholds)
             self._store(key, reply)
-        return score_judgments(bundle, reply, self.thresholds, self.patient_terms)
+        return _score_judgments(bundle, reply, self.thresholds, self.patient_terms)
 
-    def _ask(self, bundle: EvidenceBundle, model: str) -> Reply:
+    def _ask(self, bundle: EvidenceBundle, model: str) -> _Reply:
         s = self.settings
         body = {
             "model": model,
@@ -329,7 +328,7 @@ class LLMAssessor:
             raise _Failure("transient", f"answered HTTP {resp.status_code}")
         try:
             content = resp.json()["choices"][0]["message"]["content"]
-            return Reply.model_validate(orjson.loads(_strip_fences(content)))
+            return _Reply.model_validate(orjson.loads(_strip_fences(content)))
         except (ValueError, KeyError, IndexError, TypeError, ValidationError) as e:
             raise _Failure("exception", "gave an invalid reply") from e
 
@@ -337,7 +336,7 @@ class LLMAssessor:
         d = self.settings.cache_dir
         return d / "llm_assessor" / f"{key}.json" if d is not None else None
 
-    def _cached(self, key: str) -> Reply | None:
+    def _cached(self, key: str) -> _Reply | None:
         if key in _memory:
             _memory.move_to_end(key)
             return _memory[key]
@@ -345,18 +344,18 @@ class LLMAssessor:
         if path is None or not path.is_file():
             return None
         try:
-            reply = Reply.model_validate(orjson.loads(path.read_bytes())["reply"])
+            reply = _Reply.model_validate(orjson.loads(path.read_bytes())["reply"])
         except (OSError, ValueError, KeyError, TypeError, ValidationError):
             return None  # unreadable entry: ask again and overwrite
         _remember(key, reply)
         return reply
 
-    def _store(self, key: str, reply: Reply) -> None:
+    def _store(self, key: str, reply: _Reply) -> None:
         _remember(key, reply)
         path = self._path(key)
         if path is None:
             return
-        entry = {"model": self.settings.llm_model, "prompt": prompt_hash(), "reply": reply.model_dump()}
+        entry = {"model": self.settings.llm_model, "prompt": _prompt_hash(), "reply": reply.model_dump()}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
@@ -369,11 +368,11 @@ class LLMAssessor:
 
 def cache_key(bundle: EvidenceBundle, model: str, patient_terms: tuple[str, ...] = ()) -> str:
     # the redacted terms shape the payload, so they are part of what was asked
-    parts = [bundle.hash, model, prompt_hash(), str(SEED), PAYLOAD_VERSION, *sorted(patient_terms)]
+    parts = [bundle.hash, model, _prompt_hash(), str(SEED), PAYLOAD_VERSION, *sorted(patient_terms)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def _remember(key: str, reply: Reply) -> None:
+def _remember(key: str, reply: _Reply) -> None:
     _memory[key] = reply
     _memory.move_to_end(key)
     while len(_memory) > _MEMORY_CACHE_SIZE:

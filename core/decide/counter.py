@@ -9,7 +9,7 @@ ground it. Every piece weighs its strength times its certainty:
   recorded order      every time-resolved pair of a relation, in every scope unit the record
                       grounds both of its events in, contradicts it; one piece per relation,
                       as strong as its closest pair is past the contradiction
-                      (`order_strength`). ORDER_SCALE (an hour) is the recording-delay scale:
+                      (`_order_strength`). ORDER_SCALE (an hour) is the recording-delay scale:
                       stamps reversed by less than it may be charting order, not event order,
                       so they weigh below 0.6 (tau-), growing from 0 at level stamps; 0.6 an
                       hour reversed, 1 an hour further. Outside `within` likewise: below 0.6 for
@@ -31,30 +31,30 @@ Independent pieces combine as a noisy-OR, S- = 1 - prod(1 - w): each further pie
 none alone is exceeded, and S- stays in [0, 1]. tau- is chosen on dev above 0.5 (tuning.py), so
 one uncertain negation (0.5) never refutes alone, two (0.75) can.
 
->>> combine_weights([piece_weight(1.0, uncertain=True)])  # "cannot rule out no bleeding": half
+>>> combine_weights([_piece_weight(1.0, uncertain=True)])  # "cannot rule out no bleeding": half
 0.5
 >>> combine_weights([0.5, 0.5])  # two independent uncertain negations
 0.75
 >>> combine_weights([1.0]), combine_weights([])  # a certain negation; no counter-evidence
 (1.0, 0.0)
->>> order_strength("opposite order", reversed_by=timedelta(seconds=73))  # within charting delays
+>>> _order_strength("opposite order", reversed_by=timedelta(seconds=73))  # within charting delays
 0.0122
->>> order_strength("opposite order", reversed_by=timedelta(minutes=30))  # still below tau-
+>>> _order_strength("opposite order", reversed_by=timedelta(minutes=30))  # still below tau-
 0.3
->>> order_strength("opposite order", reversed_by=timedelta(minutes=90))  # past the delay scale
+>>> _order_strength("opposite order", reversed_by=timedelta(minutes=90))  # past the delay scale
 0.8
->>> order_strength("opposite order", reversed_by=timedelta(days=2))  # past any charting delay
+>>> _order_strength("opposite order", reversed_by=timedelta(days=2))  # past any charting delay
 1.0
->>> order_strength("outside window", gap=timedelta(minutes=75), within=timedelta(hours=1))  # 15 min over
+>>> _order_strength("outside window", gap=timedelta(minutes=75), within=timedelta(hours=1))  # 15 min over
 0.15
->>> order_strength("outside window", gap=timedelta(hours=31), within=timedelta(hours=24))  # 7 h over
+>>> _order_strength("outside window", gap=timedelta(hours=31), within=timedelta(hours=24))  # 7 h over
 0.7
->>> order_strength("outside window", gap=timedelta(hours=49), within=timedelta(hours=24))
+>>> _order_strength("outside window", gap=timedelta(hours=49), within=timedelta(hours=24))
 1.0
->>> combine_weights([order_strength("opposite order", reversed_by=timedelta(minutes=90)),
-...                  piece_weight(STATED_STRENGTH)])  # recorded order and a note's words agree
+>>> combine_weights([_order_strength("opposite order", reversed_by=timedelta(minutes=90)),
+...                  _piece_weight(STATED_STRENGTH)])  # recorded order and a note's words agree
 0.96
->>> piece_weight(STATED_STRENGTH, uncertain=True)  # "possibly before": a hedged stated order
+>>> _piece_weight(STATED_STRENGTH, uncertain=True)  # "possibly before": a hedged stated order
 0.4
 """
 
@@ -73,7 +73,7 @@ from medeventgraph.core.query.verdict import FailureType
 from medeventgraph.model.occurrence import Origin
 
 __all__ = ["ORDER_SCALE", "STATED_STRENGTH", "Counter", "Piece", "combine_weights", "counter_evidence", "denies",
-           "grounds", "order_strength", "piece_weight"]
+           "grounds"]
 
 ORDER_SCALE = timedelta(hours=1)  # recording delays: within it, reversed stamps may be charting order
 STATED_STRENGTH = 0.8
@@ -119,7 +119,7 @@ class Counter:
     pieces: tuple[Piece, ...]
 
 
-def piece_weight(strength: float, *, uncertain: bool = False) -> float:
+def _piece_weight(strength: float, *, uncertain: bool = False) -> float:
     return round(strength * (UNCERTAIN if uncertain else 1.0), 4)
 
 
@@ -131,7 +131,7 @@ def combine_weights(weights: Iterable[float]) -> float:
     return round(1.0 - rest, 4)
 
 
-def order_strength(reason: str, *, reversed_by: timedelta = timedelta(0), gap: timedelta = timedelta(0),
+def _order_strength(reason: str, *, reversed_by: timedelta = timedelta(0), gap: timedelta = timedelta(0),
                    within: timedelta | None = None) -> float:
     """How far a resolved pair is past contradicting its relation. Up to ORDER_SCALE past (how
     far reversed, how far apart for disjoint intervals, how far beyond `within`) it weighs
@@ -184,7 +184,7 @@ def _absence_pieces(relations, by_event, grounding, spans, complete) -> list[Pie
                 if any(anchor.unit == item.unit and _negation_in_window(
                         r, negated_event == r.target, spans.get(anchor.occurrence), item) for anchor in anchors):
                     absent[item.occurrence] = item
-    return [Piece(piece_weight(1.0, uncertain=i.assertion.uncertain), FailureType.NEGATED, (o,))
+    return [Piece(_piece_weight(1.0, uncertain=i.assertion.uncertain), FailureType.NEGATED, (o,))
             for o, i in sorted(absent.items())]
 
 
@@ -215,14 +215,14 @@ def _mid(w: Window):
 
 
 def _pair_strength(r: RelationSpec, sa: Span, sb: Span, reason: str) -> float:
-    """`order_strength` of one contradicting pair (a is the relation's source, b its target)."""
+    """`_order_strength` of one contradicting pair (a is the relation's source, b its target)."""
     if r.type is RelationType.OVERLAPS:
         gap = max(sb.start.lo - sa.end.hi, sa.start.lo - sb.end.hi)
-        return order_strength(reason, gap=gap)
+        return _order_strength(reason, gap=gap)
     first, then = (sa, sb) if r.type is RelationType.BEFORE else (sb, sa)  # the order the claim wants
     if reason == "outside window":
-        return order_strength(reason, gap=_mid(then.start) - _mid(first.start), within=r.window)
-    return order_strength(reason, reversed_by=_mid(first.start) - _mid(then.start))
+        return _order_strength(reason, gap=_mid(then.start) - _mid(first.start), within=r.window)
+    return _order_strength(reason, reversed_by=_mid(first.start) - _mid(then.start))
 
 
 def _order_pieces(relations, grounding, spans, complete, grounded) -> list[Piece]:
@@ -253,7 +253,7 @@ def _order_piece(r: RelationSpec, grounding, spans, complete=frozenset(), ground
             if cmp.timing is not Timing.INCOMPATIBLE:
                 return None
             hedged = a.assertion.uncertain or b.assertion.uncertain
-            weights.append(piece_weight(_pair_strength(r, sa, sb, cmp.reason), uncertain=hedged))
+            weights.append(_piece_weight(_pair_strength(r, sa, sb, cmp.reason), uncertain=hedged))
             reasons.add(cmp.reason)
             ids.update((a.occurrence, b.occurrence))
     if not weights:
@@ -272,5 +272,5 @@ def _stated_pieces(relations, stated: Iterable[StatedItem], items: Mapping[str, 
         _, ids, failure = stated_counter(relations, [s], {s.earlier: grounds(earlier), s.later: grounds(later)})
         if failure is not None:
             hedged = earlier.assertion.uncertain or later.assertion.uncertain
-            out.append(Piece(piece_weight(STATED_STRENGTH, uncertain=hedged), failure, tuple(sorted(ids)), stated=True))
+            out.append(Piece(_piece_weight(STATED_STRENGTH, uncertain=hedged), failure, tuple(sorted(ids)), stated=True))
     return out

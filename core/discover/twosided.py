@@ -21,7 +21,7 @@ from medeventgraph.core.query.lexicon import Lexicon, normalize_text
 from medeventgraph.core.query.model import EventSpec, VerificationQuery
 from medeventgraph.model.occurrence import Occurrence
 
-__all__ = ["COUNTER_CUES", "Hit", "bind", "event_terms", "query_texts", "retrieve"]
+__all__ = ["COUNTER_CUES", "Hit", "bind", "query_texts", "retrieve"]
 
 # Cue words chosen to match how notes and structured rows phrase the other side.
 COUNTER_CUES = (
@@ -40,7 +40,7 @@ class Hit:
     channel: str
 
 
-def event_terms(event: EventSpec, lexicon: Lexicon, policy: Policy) -> list[str]:
+def _event_terms(event: EventSpec, lexicon: Lexicon, policy: Policy) -> list[str]:
     if event.hidden or not event.text:
         return [event.kind or ""] if event.kind else []
     expanded = lexicon.expand(event.text, event.kind)
@@ -55,7 +55,7 @@ def query_texts(query: VerificationQuery, lexicon: Lexicon, policy: Policy) -> d
     out: dict[str, dict[str, list[str]]] = {}
     words = " ".join(_RELATION_WORDS[r.type.value] for r in query.relations)
     for event in query.events:
-        terms = event_terms(event, lexicon, policy)
+        terms = _event_terms(event, lexicon, policy)
         if not terms:
             continue
         aligned = [f"{t} {words}" if k == 0 else t for k, t in enumerate(terms)]

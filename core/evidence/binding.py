@@ -63,6 +63,7 @@ from medeventgraph.model.occurrence import Kind, NoteDocument, SourceRef, Value
 __all__ = [
     "CHECKS",
     "EXCLUDED_STATUS",
+    "KIND_ALLOWS",
     "BasisCheck",
     "BasisKind",
     "BindingBasis",
@@ -74,12 +75,12 @@ __all__ = [
     "event_admits",
     "kind_allows",
     "phrase_basis",
-    "whole_words",
 ]
 
 # Which occurrence kinds each query kind admits. Untyped lab-like observations stay eligible
-# for lab/vital events because many feeds leave Observation.category empty.
-_KIND_ALLOWS: dict[str, frozenset[Kind]] = {
+# for lab/vital events because many feeds leave Observation.category empty. Public: the
+# evaluation's gold judge names rows by the same table (benchmarks/evaluation/gold.py).
+KIND_ALLOWS: dict[str, frozenset[Kind]] = {
     "medication": frozenset({Kind.MEDICATION}),
     "lab": frozenset({Kind.LAB, Kind.OBSERVATION}),
     "vital": frozenset({Kind.VITAL, Kind.OBSERVATION}),
@@ -89,16 +90,16 @@ _KIND_ALLOWS: dict[str, frozenset[Kind]] = {
     "immunization": frozenset({Kind.IMMUNIZATION}),
     "allergy": frozenset({Kind.ALLERGY}),
 }
-CLINICAL_KINDS = frozenset().union(*_KIND_ALLOWS.values())
+CLINICAL_KINDS = frozenset().union(*KIND_ALLOWS.values())
 EXCLUDED_STATUS = frozenset({"entered-in-error", "cancelled", "draft"})
 
 
 def kind_allows(kind: str | None, occurrence_kind: Kind) -> bool:
-    return occurrence_kind in (_KIND_ALLOWS[kind] if kind else CLINICAL_KINDS)
+    return occurrence_kind in (KIND_ALLOWS[kind] if kind else CLINICAL_KINDS)
 
 
 def allowed_kinds(kind: str | None) -> frozenset[Kind]:
-    return _KIND_ALLOWS[kind] if kind else CLINICAL_KINDS
+    return KIND_ALLOWS[kind] if kind else CLINICAL_KINDS
 
 
 class BasisKind(str, Enum):
@@ -187,7 +188,7 @@ def _word_pattern(term: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w]){re.escape(term)}(?![\w])")
 
 
-def whole_words(term: str, displays: tuple[str, ...]) -> bool:
+def _whole_words(term: str, displays: tuple[str, ...]) -> bool:
     return bool(term) and any(_word_pattern(term).search(d) for d in displays)
 
 
@@ -201,17 +202,17 @@ def _check_lexicon(item: BoundItem, event: EventSpec, detail: str, ctx: BindingC
         return False
     if detail.startswith("class:"):
         term = detail[len("class:"):]
-        return expanded.via == "class" and term in expanded.terms and whole_words(term, item.displays)
+        return expanded.via == "class" and term in expanded.terms and _whole_words(term, item.displays)
     if detail not in expanded.concepts:
         return False
     concept = ctx.lexicon.concepts[detail]
     if {f"{c.system}|{c.code}" for c in concept.codes} & set(item.codes):
         return True
-    return any(whole_words(normalize_text(s), item.displays) for s in concept.synonyms)
+    return any(_whole_words(normalize_text(s), item.displays) for s in concept.synonyms)
 
 
 def _check_text(item: BoundItem, event: EventSpec, detail: str, ctx: BindingContext) -> bool:
-    return bool(event.text) and detail == normalize_text(event.text or "") and whole_words(detail, item.displays)
+    return bool(event.text) and detail == normalize_text(event.text or "") and _whole_words(detail, item.displays)
 
 
 def _check_kind(item: BoundItem, event: EventSpec, detail: str, ctx: BindingContext) -> bool:

@@ -20,19 +20,19 @@ from medeventgraph.core.evidence.grounding import term_pattern
 from medeventgraph.core.query.lexicon import ExpandedTerm, normalize_text
 from medeventgraph.core.query.model import EventSpec
 
-__all__ = ["HistoryReading", "asks_history", "historical_display"]
+__all__ = ["HistoryReading", "historical_display"]
 
 _HISTORY_CUE = re.compile(r"\b(history of|past history of|h/o|hx of)\s+$")
 _HISTORY_ASKED = re.compile(r"\b(history of|h/o|hx of)\b")
 
 
-def asks_history(event: EventSpec) -> bool:
+def _asks_history(event: EventSpec) -> bool:
     """The question names the history itself ("past history of miscarriage")."""
     return bool(event.text) and bool(_HISTORY_ASKED.search(normalize_text(event.text or "")))
 
 
 def _pattern(event: EventSpec, expanded: ExpandedTerm | None) -> re.Pattern[str] | None:
-    if event.hidden or not event.text or asks_history(event):
+    if event.hidden or not event.text or _asks_history(event):
         return None
     return term_pattern([normalize_text(event.text), *(expanded.terms if expanded is not None else ())])
 

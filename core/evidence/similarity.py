@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from functools import cache
 
 from medeventgraph.core.evidence.binding import BasisKind, BindingBasis
-from medeventgraph.core.packaged import load_resource
 from medeventgraph.core.query.lexicon import normalize_text
 from medeventgraph.core.query.model import EventSpec
+from medeventgraph.model.packaged import packaged_model
 
 __all__ = ["SCORE_TOLERANCE", "SimilarityRule", "best_similarity", "claim", "load_rule", "parse_claim", "prime", "similarity_basis"]
 
@@ -33,7 +33,7 @@ class SimilarityRule:
 
 @cache
 def load_rule() -> SimilarityRule:
-    return load_resource("similarity.json", SimilarityRule)
+    return packaged_model("medeventgraph.core", "similarity.json", SimilarityRule)
 
 
 def claim(model: str, score: float) -> str:

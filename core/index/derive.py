@@ -22,14 +22,13 @@ from collections.abc import Iterable
 from dataclasses import replace
 from datetime import timedelta
 from functools import cache
-from importlib import resources
 from typing import Literal
 
-import orjson
 from medeventgraph.model.occurrence import Coding, Concept, Kind, Occurrence, Origin, Value
+from medeventgraph.model.packaged import packaged_model
 from pydantic import BaseModel, Field
 
-__all__ = ["DERIVE_SYSTEM", "DeriveRule", "Indication", "derive_occurrences", "load_rules", "rules_by_id", "to_canonical"]
+__all__ = ["DERIVE_SYSTEM", "DeriveRule", "Indication", "derive_occurrences", "load_rules", "rules_by_id"]
 
 _LOINC = "http://loinc.org"
 DERIVE_SYSTEM = "urn:medeventgraph:derive"  # the coding system of a derived occurrence: its code is the rule id
@@ -133,20 +132,12 @@ def _counts(occ: Occurrence) -> bool:
 
 @cache
 def load_rules() -> tuple[DeriveRule, ...]:
-    raw = resources.files("medeventgraph.core").joinpath("resources/derive_rules.json").read_bytes()
-    return tuple(_RuleFile.model_validate(orjson.loads(raw)).rules)
+    return tuple(packaged_model("medeventgraph.core", "derive_rules.json", _RuleFile).rules)
 
 
 @cache
 def rules_by_id() -> dict[str, DeriveRule]:
     return {r.id: r for r in load_rules()}
-
-
-def to_canonical(rule: DeriveRule, value: Value) -> float | None:
-    """The value in the rule's unit, or None when its unit is not one the rule knows."""
-    if value.quantity is None:
-        return None
-    return _convert(rule, value.quantity, value.unit)
 
 
 def _convert(rule: DeriveRule, quantity: float, unit: str | None) -> float | None:

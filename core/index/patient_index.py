@@ -26,7 +26,7 @@ from medeventgraph.model.settings import Settings
 if TYPE_CHECKING:
     from medeventgraph.nlp import NotePipeline
 
-__all__ = ["CONTIGUITY_GAP", "MENTION_CACHE_SIZE", "PatientIndex", "build_index", "encounter_periods", "episodes_of"]
+__all__ = ["CONTIGUITY_GAP", "MENTION_CACHE_SIZE", "PatientIndex", "build_index", "episodes_of"]
 
 # Encounters that follow each other within this gap form one episode when no EpisodeOfCare
 # or Encounter.partOf says otherwise (e.g. ED visit then inpatient admission).
@@ -79,7 +79,7 @@ class PatientIndex:
             from medeventgraph.nlp import TargetTerm
 
             targets = [TargetTerm(lit, con, Kind(kind) if kind else None, "query") for lit, con, kind in terms]
-            found = self.notes.mentions(list(self.documents.values()), targets, encounter_periods(self.record.occurrences))
+            found = self.notes.mentions(list(self.documents.values()), targets, _encounter_periods(self.record.occurrences))
             cached = [m for m in found if m.id not in self.occurrences]
             # bounded: a cached index (a chart in use) asked ever new questions would grow without end;
             # the oldest question's mentions go first (recomputed, identically, if it comes back)
@@ -90,7 +90,7 @@ class PatientIndex:
         return cached
 
 
-def encounter_periods(occurrences: list[Occurrence]) -> dict[str, EventTime]:
+def _encounter_periods(occurrences: list[Occurrence]) -> dict[str, EventTime]:
     """Encounter reference -> its period: the admission and discharge anchors of note times."""
     return {o.id: o.time for o in occurrences if o.kind is Kind.ENCOUNTER}
 
@@ -143,7 +143,7 @@ def build_index(
     mentions: list[Occurrence] = []
     if notes is not None and use_notes:
         values, mentions = notes.read(list(documents.values()), _target_terms(lexicon, record.occurrences),
-                                      encounter_periods(record.occurrences))
+                                      _encounter_periods(record.occurrences))
     values = link_recorded_copies(values, occurrences)
     derived = _derive(occurrences + values)
     occurrences.extend(derived)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from medeventgraph.core.index.retrieval.dense_backend import DenseIndex
 from medeventgraph.model.occurrence import Kind, Occurrence, Origin
 
-__all__ = ["Context", "ContextStore", "build_store", "format_time", "render_context", "semantic_text"]
+__all__ = ["Context", "ContextStore", "build_store", "format_time", "render_context"]
 
 
 def format_time(dt: datetime | None) -> str:
@@ -53,7 +53,7 @@ def render_context(occ: Occurrence) -> str:
     return " | ".join(parts)
 
 
-def semantic_text(occ: Occurrence) -> str:
+def _semantic_text(occ: Occurrence) -> str:
     """What the dense channel embeds: meaning without times or values, so that the hundreds of
     repeated rows of one concept share one embedding."""
     if occ.origin is Origin.NOTE and occ.text:
@@ -192,7 +192,7 @@ def build_store(
             occ.id, render_context(occ), occ.kind, occ.origin, occ.encounter, occ.episode, occ.time.start
         )
         if dense:  # only the dense channel reads it
-            semantic[occ.id] = semantic_text(occ)
+            semantic[occ.id] = _semantic_text(occ)
     docs = [(oid, c.text) for oid, c in sorted(contexts.items())]
 
     def lexical() -> LexicalIndex:

@@ -9,14 +9,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from importlib import resources
 from pathlib import Path
 
 import orjson
 from medeventgraph.model.occurrence import Occurrence
+from medeventgraph.model.packaged import packaged_model
 from pydantic import BaseModel, Field, model_validator
 
-__all__ = ["AmbiguousForm", "ExpandedTerm", "Lexicon", "LexiconConcept", "display_text", "load_lexicon", "normalize_text"]
+__all__ = ["ExpandedTerm", "Lexicon", "LexiconConcept", "display_text", "load_lexicon", "normalize_text"]
 
 _SPACE = re.compile(r"\s+")
 _PUNCT = re.compile(r"[^\w\s/+.-]")
@@ -52,7 +52,7 @@ class _ClassModel(BaseModel):
     synonyms: list[str]
 
 
-class AmbiguousForm(BaseModel):
+class _AmbiguousForm(BaseModel):
     """A short form that names several things ("PE": pulmonary embolism, physical examination)."""
 
     form: str
@@ -64,7 +64,7 @@ class _LexiconFile(BaseModel):
     about: str = ""
     concepts: list[LexiconConcept]
     classes: list[_ClassModel]
-    ambiguous: list[AmbiguousForm] = Field(default_factory=list)
+    ambiguous: list[_AmbiguousForm] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _ambiguous_forms_name_no_concept(self) -> _LexiconFile:
@@ -172,8 +172,7 @@ def load_lexicon(path: Path | None = None) -> Lexicon:
 
 @lru_cache(maxsize=1)
 def _packaged_lexicon() -> Lexicon:
-    raw = resources.files("medeventgraph.core").joinpath("resources/lexicon.json").read_bytes()
-    return Lexicon(_LexiconFile.model_validate(orjson.loads(raw)))
+    return Lexicon(packaged_model("medeventgraph.core", "lexicon.json", _LexiconFile))
 
 
 def display_text(occurrence: Occurrence) -> str:

@@ -16,13 +16,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
-import orjson
 from medeventgraph.core.query.lexicon import Lexicon, load_lexicon, normalize_text
 from medeventgraph.core.query.model import ACTIONS, VerificationQuery
+from medeventgraph.model.packaged import packaged_object
 
-__all__ = ["ActionWords", "QuestionParseError", "load_action_words", "parse_question", "parse_question_noted"]
+__all__ = ["QuestionParseError", "parse_question", "parse_question_noted"]
 
 
 class QuestionParseError(ValueError):
@@ -53,7 +52,7 @@ _FILLER = re.compile(r"^(?:the|a|an|any|some|on)\s+|\s+(?:first|result|results|v
 
 
 @dataclass(frozen=True)
-class ActionWords:
+class _ActionWords:
     """Action -> a pattern over the phrases that ask for it (resources/action_words.json)."""
 
     patterns: tuple[tuple[str, re.Pattern[str]], ...]
@@ -71,13 +70,13 @@ class ActionWords:
 
 
 @cache
-def load_action_words() -> ActionWords:
-    raw = orjson.loads(resources.files("medeventgraph.core").joinpath("resources/action_words.json").read_bytes())
+def _load_action_words() -> _ActionWords:
+    raw = packaged_object("medeventgraph.core", "action_words.json")
     patterns = []
     for action, words in raw["actions"].items():
         ordered = sorted((normalize_text(w) for w in words), key=lambda w: (-len(w), w))
         patterns.append((action, re.compile(r"\b(?:" + "|".join(re.escape(w) for w in ordered) + r")\b")))
-    return ActionWords(tuple(patterns))
+    return _ActionWords(tuple(patterns))
 
 
 def parse_question(text: str, lexicon: Lexicon | None = None, *, administrations: bool | None = None) -> VerificationQuery:
@@ -92,7 +91,7 @@ def parse_question_noted(
     `administrations`: whether the patient's record holds MedicationAdministration (None:
     not known, so "started on" stays `any`)."""
     lexicon = lexicon or load_lexicon()
-    words = load_action_words()
+    words = _load_action_words()
     q = normalize_text(text).rstrip("?. ")
     if not q:
         raise QuestionParseError("empty question")
@@ -179,7 +178,7 @@ def _set_action(event: dict[str, object], action: str | None) -> None:
 
 
 def _event(event_id: str, phrase: str, lexicon: Lexicon) -> dict[str, object]:
-    text = load_action_words().strip(phrase)
+    text = _load_action_words().strip(phrase)
     text = _VERBS.sub(" ", text)
     text = re.sub(r"\s+", " ", text).strip(" ,")
     text = _LEAD.sub("", text).strip()

@@ -21,10 +21,10 @@ if TYPE_CHECKING:
     from medeventgraph.core.query.verdict import Verdict
     from medeventgraph.fhir_adapters.record import PatientRecord
 
-__all__ = ["holds_administrations", "read_on_record", "with_action_notes"]
+__all__ = ["read_on_record", "with_action_notes"]
 
 
-def holds_administrations(record: PatientRecord) -> bool:
+def _holds_administrations(record: PatientRecord) -> bool:
     """Does the record keep doses given (MedicationAdministration), not only orders?"""
     return any(o.action is Action.ADMINISTERED for o in record.occurrences)
 
@@ -36,7 +36,7 @@ def read_on_record(query: VerificationQuery, question: str | None,
     (`question` None) says its actions itself and comes back as it is."""
     if question is None:
         return query, {}
-    reading, notes = parse_question_noted(question, administrations=holds_administrations(record))
+    reading, notes = parse_question_noted(question, administrations=_holds_administrations(record))
     if not notes:
         return query, {}
     decided = {e.id: e for e in reading.events if e.id in notes}

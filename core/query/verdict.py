@@ -15,7 +15,6 @@ __all__ = [
     "SourceOut",
     "TimeOut",
     "Verdict",
-    "reading_order",
 ]
 
 
@@ -112,9 +111,3 @@ class Verdict(BaseModel):
     search: dict[str, Any] = Field(
         default_factory=dict, description="discovery metadata (for audit only; never decides)"
     )
-
-
-def reading_order(item: EvidenceOut) -> tuple[int, int]:
-    """Sort key for showing evidence to people: what decided the verdict first (supporting,
-    then countering), structured rows before note sentences; stable otherwise."""
-    return ({"supports": 0, "counters": 1}.get(item.polarity, 2), 1 if item.origin == "note" else 0)

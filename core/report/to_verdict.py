@@ -19,10 +19,10 @@ from medeventgraph.core.query.verdict import (
 )
 from medeventgraph.model.occurrence import EventTime, TimeType
 
-__all__ = ["time_out", "to_verdict"]
+__all__ = ["to_verdict"]
 
 
-def time_out(t: EventTime) -> TimeOut:
+def _time_out(t: EventTime) -> TimeOut:
     return TimeOut(
         start=format_time(t.start) if t.start else None,
         end=format_time(t.end) if t.end else None,
@@ -35,7 +35,7 @@ def _evidence(item: EvidenceItem, polarity: str) -> EvidenceOut:
     a = item.assertion
     value = None
     if item.value is not None:
-        value = {k: v for k, v in vars_of(item.value).items() if v is not None}
+        value = {k: v for k, v in _vars_of(item.value).items() if v is not None}
     return EvidenceOut(
         occurrence=item.occurrence,
         events=list(item.events),
@@ -44,8 +44,8 @@ def _evidence(item: EvidenceItem, polarity: str) -> EvidenceOut:
         concept=item.concept,
         codes=list(item.codes),
         context=item.context,
-        time=time_out(item.time),
-        documented=time_out(item.documented) if item.documented else None,
+        time=_time_out(item.time),
+        documented=_time_out(item.documented) if item.documented else None,
         encounter=item.encounter,
         scope=item.scope,
         assertion={
@@ -71,7 +71,7 @@ def _evidence(item: EvidenceItem, polarity: str) -> EvidenceOut:
     )
 
 
-def vars_of(obj: Any) -> dict[str, Any]:
+def _vars_of(obj: Any) -> dict[str, Any]:
     return {k: getattr(obj, k) for k in obj.__dataclass_fields__}
 
 

@@ -42,7 +42,7 @@ def verify_one(args: argparse.Namespace, settings: Settings) -> int:
     query = parse_query(raw)  # a bad query fails before the index is built
     index = build_index(record, settings, notes=make_note_pipeline(settings))
     answered = answer(index, query, settings, question=question_text(raw))
-    _print_verdict(with_input_issues(answered.verdict, result), args.format, sys.stdout, answered.query)
+    _print_verdict(_with_input_issues(answered.verdict, result), args.format, sys.stdout, answered.query)
     return 0
 
 
@@ -78,7 +78,7 @@ def verify_batch(args: argparse.Namespace, settings: Settings) -> int:
     def verify(query: Any, patient: str | None, question: str | None) -> dict[str, Any]:
         index = indexes.get(patient or args.patient)
         verdict = answer(index, query, settings, question=question).verdict
-        return with_input_issues(verdict, result).model_dump(mode="json")
+        return _with_input_issues(verdict, result).model_dump(mode="json")
 
     out = args.out.open("w", encoding="utf-8") if args.out else sys.stdout
     failures = 0
@@ -94,7 +94,7 @@ def verify_batch(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def with_input_issues(verdict: Verdict, result: IngestResult) -> Verdict:
+def _with_input_issues(verdict: Verdict, result: IngestResult) -> Verdict:
     """The input's own problems (a malformed file, a skipped resource) first in `issues`."""
     if not result.issues:
         return verdict

@@ -20,10 +20,10 @@ from medeventgraph.model.version import __version__
 from medeventgraph.preflight import Unavailable, check_needs
 from pydantic import ValidationError
 
-__all__ = ["build_parser", "main"]
+__all__ = ["main"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="medeventgraph", description=__doc__.splitlines()[0])
     p.add_argument("--version", action="version", version=f"medeventgraph {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
@@ -92,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from medeventgraph.evaluation import main as eval_main
 
         return int(eval_main(argv[1:]) or 0)
-    args = build_parser().parse_args(argv)
+    args = _build_parser().parse_args(argv)
     try:
         if args.command == "schema":
             return _schema(args.which)

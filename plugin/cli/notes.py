@@ -26,12 +26,12 @@ if TYPE_CHECKING:
     from medeventgraph.model.settings import Settings
     from medeventgraph.nlp import NotePipeline, TargetTerm
 
-__all__ = ["NotesLine", "add_notes_parser", "mentions_row", "run_notes"]
+__all__ = ["add_notes_parser", "run_notes"]
 
 MAX_TARGETS = 1000
 
 
-class TargetSpec(BaseModel):
+class _TargetSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     literal: str = Field(min_length=1, max_length=300)
@@ -39,14 +39,14 @@ class TargetSpec(BaseModel):
     kind: Kind | None = None
 
 
-class NotesLine(BaseModel):
+class _NotesLine(BaseModel):
     """One input line."""
 
     model_config = ConfigDict(extra="forbid")
 
     id: str | int | None = None
     text: str = Field(max_length=5_000_000)
-    targets: list[str | TargetSpec] = Field(default_factory=list, max_length=MAX_TARGETS)
+    targets: list[str | _TargetSpec] = Field(default_factory=list, max_length=MAX_TARGETS)
     date: datetime | date | None = None
 
     @field_validator("targets", mode="before")
@@ -61,7 +61,7 @@ class NotesLine(BaseModel):
 
         out = []
         for t in self.targets:
-            spec = TargetSpec(literal=t) if isinstance(t, str) else t
+            spec = _TargetSpec(literal=t) if isinstance(t, str) else t
             out.append(TargetTerm(spec.literal, spec.concept or spec.literal, spec.kind, "query"))
         return out
 
@@ -86,7 +86,7 @@ def _time(occ: Occurrence) -> dict[str, Any] | None:
             "granularity": t.granularity.value, "text": occ.extra_value("time_text")}
 
 
-def mentions_row(line: NotesLine, n: int, mentions: list[Occurrence]) -> dict[str, Any]:
+def _mentions_row(line: _NotesLine, n: int, mentions: list[Occurrence]) -> dict[str, Any]:
     out = []
     for m in mentions:
         a = m.assertion
@@ -106,13 +106,13 @@ def _error_row(n: int, diagnostics: str, code: str = "invalid") -> dict[str, Any
     return {"line": n, "error": operation_outcome([Issue("error", code, f"line {n}: {diagnostics}")])}
 
 
-def _parse(raw_line: bytes, n: int) -> NotesLine | dict[str, Any]:
+def _parse(raw_line: bytes, n: int) -> _NotesLine | dict[str, Any]:
     try:
         raw = json_line(raw_line, f"line {n}")
     except InputError as exc:
         return {"line": n, "error": operation_outcome([exc.issue])}
     try:
-        return NotesLine.model_validate(raw)
+        return _NotesLine.model_validate(raw)
     except ValidationError as exc:
         e = exc.errors()[0]
         return _error_row(n, f"{'.'.join(str(x) for x in e['loc']) or 'line'}: {e['msg']}")
@@ -143,7 +143,7 @@ def _answer(raw_line: bytes, n: int, pipeline: NotePipeline, extra: list[TargetT
     terms = line.target_terms() + extra
     if not terms:
         return _error_row(n, "no targets: give \"targets\" or run with --lexicon", "required")
-    return mentions_row(line, n, pipeline.mentions([line.document(n)], terms))
+    return _mentions_row(line, n, pipeline.mentions([line.document(n)], terms))
 
 
 def _lexicon_terms() -> list[TargetTerm]:

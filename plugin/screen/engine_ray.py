@@ -22,7 +22,7 @@ from medeventgraph.model.settings import Settings
 from .patient import PatientResult, PatientRow
 from .watch import WatchItem
 
-__all__ = ["ensure_ray", "run_ray"]
+__all__ = ["run_ray"]
 
 # Blocks of a few patients each: an actor's task is one block, so smaller blocks keep both
 # actors busy to the end (the last block is not left to one), yet each block's work (seconds of
@@ -30,7 +30,7 @@ __all__ = ["ensure_ray", "run_ray"]
 _ROWS_PER_PARTITION = 20_000
 
 
-def ensure_ray(workers: int) -> None:
+def _ensure_ray(workers: int) -> None:
     import ray
 
     if ray.is_initialized():
@@ -68,7 +68,7 @@ def run_ray(spool: Path, rows: int, todo: list[str], items: list[WatchItem], set
             shared: dict[str, bytes], workers: int, emit: Callable[[PatientResult], None]) -> None:
     import ray.data
 
-    ensure_ray(workers)
+    _ensure_ray(workers)
     ray.data.DataContext.get_current().enable_progress_bars = False  # the CLI shows its own
     if not todo:
         return

@@ -12,12 +12,12 @@ import csv
 import html
 from collections import Counter
 from collections.abc import Iterator
-from importlib import resources
 from pathlib import Path
 from string import Template
 from typing import Any
 
 import orjson
+from medeventgraph.model.packaged import packaged_text
 
 __all__ = ["LABELS", "count_verdicts", "read_lines", "write_report", "write_summary"]
 
@@ -129,7 +129,7 @@ def write_report(path: Path, verdicts: Path, titles: dict[str, str], counts: dic
                          f'{html.escape(summary)} · patient {html.escape(line["patient"])}</a></li>')
             sections.append(_finding(shown, line))
     more = f"<p>First {shown} of {total} findings; all are in verdicts.ndjson.</p>" if total > shown else ""
-    template = Template((resources.files("medeventgraph.screen") / "resources" / "report.html").read_text("utf-8"))
+    template = Template(packaged_text("medeventgraph.screen", "report.html"))
     path.write_text(template.substitute(
         patients=patients, issues=issues, findings=total, counts=table, plot=_svg(counts),
         index="".join(index) or "<li>none</li>", sections="".join(sections), more=more), encoding="utf-8")

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 import secrets
 from functools import lru_cache
-from importlib.resources import files
 from typing import Any
 
 from fastapi.responses import HTMLResponse
+from medeventgraph.model.packaged import packaged_text
 from medeventgraph.smart.banner import Banner
 from pydantic import BaseModel
 
@@ -53,7 +53,7 @@ def initial_query(app_context: str | None, patient: str) -> dict[str, Any] | Non
 
 @lru_cache(maxsize=1)
 def _template() -> str:
-    return files("medeventgraph.smart").joinpath("resources/smart.html").read_text(encoding="utf-8")
+    return packaged_text("medeventgraph.smart", "smart.html")
 
 
 def _json_for_script(value: object) -> str:

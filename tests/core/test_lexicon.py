@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from importlib import resources
-
 import orjson
 import pytest
 from medeventgraph.core.index.patient_index import _target_terms
 from medeventgraph.core.query.lexicon import load_lexicon
+from medeventgraph.model.packaged import packaged_bytes
 from pydantic import ValidationError
 
 from ..nlp.conftest import make_note
@@ -40,7 +39,7 @@ def test_ambiguous_short_forms_bind_nothing(form):
 
 
 def test_an_ambiguous_form_listed_as_a_synonym_is_rejected(tmp_path):
-    raw = orjson.loads(resources.files("medeventgraph.core").joinpath("resources/lexicon.json").read_bytes())
+    raw = orjson.loads(packaged_bytes("medeventgraph.core", "lexicon.json"))
     raw["ambiguous"].append({"form": "aki", "senses": ["acute kidney injury", "something else"]})
     path = tmp_path / "lexicon.json"
     path.write_bytes(orjson.dumps(raw))
