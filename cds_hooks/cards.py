@@ -12,13 +12,11 @@ from typing import TYPE_CHECKING
 from medeventgraph.cds_hooks.models import Card, Coding, Link, Source
 from medeventgraph.model.settings import Settings
 from medeventgraph.wording.summary import finding_text
-from medeventgraph.wording.times import duration_words
 
 if TYPE_CHECKING:
-    from medeventgraph.core.query.model import VerificationQuery
-    from medeventgraph.core.query.verdict import Verdict
+    from medeventgraph.core import Verdict, VerificationQuery
 
-__all__ = ["OVERRIDE_REASONS", "TOPIC_SYSTEM", "action_note", "app_context", "describe_query", "verdict_card", "wants_card"]
+__all__ = ["OVERRIDE_REASONS", "TOPIC_SYSTEM", "action_note", "app_context", "verdict_card", "wants_card"]
 
 TOPIC_SYSTEM = "https://medeventgraph.org/fhir/CodeSystem/cds-topic"
 OVERRIDE_SYSTEM = "https://medeventgraph.org/fhir/CodeSystem/override-reason"
@@ -41,16 +39,6 @@ def indicator(label: str, adverse: bool) -> str:
     if label == "conflicting" or (label == "supported" and adverse):
         return "warning"
     return "info"
-
-
-def describe_query(query: VerificationQuery) -> str:
-    """The question in words ("vancomycin before acute kidney injury within 7 days"), for logs and titles."""
-    parts = []
-    for rel in query.relations:
-        a, b = query.event(rel.source), query.event(rel.target)
-        within = f" within {duration_words(rel.within)}" if rel.within else ""
-        parts.append(f"{a.text or a.kind} {rel.type.value} {b.text or b.kind}{within}")
-    return "; ".join(parts)
 
 
 def action_note(verdict: Verdict) -> str | None:

@@ -17,7 +17,7 @@ from medeventgraph.cds_hooks.prefetch import PatientData, content_hash
 if TYPE_CHECKING:
     from medeventgraph.cds_hooks.engine import Engine
     from medeventgraph.cds_hooks.worker_pool import Deadline
-    from medeventgraph.core.query.model import VerificationQuery
+    from medeventgraph.core import VerificationQuery
 
 __all__ = ["index_for_question", "launch_encounter_applies"]
 
@@ -36,7 +36,7 @@ def index_for_question(engine: Engine, patient: str, data: PatientData, source_n
     ref = f"Encounter/{str(encounter).removeprefix('Encounter/')}"
 
     def build() -> Any:
-        from medeventgraph.core.index.patient_index import build_index
+        from medeventgraph.core import build_index
 
         record = whole.record
         narrowed = replace(record,

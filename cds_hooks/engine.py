@@ -19,8 +19,7 @@ from medeventgraph.fhir_adapters.limits import InputLimits
 from medeventgraph.model.settings import Settings
 
 if TYPE_CHECKING:
-    from medeventgraph.core.query.model import VerificationQuery
-    from medeventgraph.core.query.verdict import Verdict
+    from medeventgraph.core import Verdict, VerificationQuery
 
 __all__ = ["Engine"]
 
@@ -60,7 +59,7 @@ class Engine:
         digest = content_hash(data.resources, limits.max_json_depth)
 
         def build() -> Any:
-            from medeventgraph.core.index.patient_index import build_index
+            from medeventgraph.core import build_index
             from medeventgraph.fhir_adapters import ingest_json
 
             # Only on a miss: content that was cached has been checked already.
@@ -84,7 +83,7 @@ class Engine:
         """Verify `query`, made from `question` (None: sent as JSON) before the record was read,
         with its action words read against the index's record (core.question_record); the query
         as verified, and the verdict saying in search.grounding how the record decided."""
-        from medeventgraph.core.answer import answer
+        from medeventgraph.core import answer
 
         if deadline is not None:
             deadline.check()
@@ -98,7 +97,7 @@ class Engine:
     @staticmethod
     def parse_query(value: dict[str, Any] | str) -> VerificationQuery:
         """The verify hook's query: the JSON model, or a free-text question when a parser exists."""
-        from medeventgraph.core.query.model import VerificationQuery
+        from medeventgraph.core import VerificationQuery
         from pydantic import ValidationError
 
         if isinstance(value, dict):
@@ -117,7 +116,7 @@ class Engine:
             raise HookError(400, f"context.query: question: {problem.rule}", code=problem.code,
                             expression=("context.query",))
         try:
-            from medeventgraph.core.query.question import QuestionParseError, parse_question
+            from medeventgraph.core import QuestionParseError, parse_question
         except ImportError:
             raise HookError(400, "context.query: free-text questions are not supported by this build; "
                                  "send the query JSON model", code="not-supported") from None

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from medeventgraph.cds_hooks.watchlist import Watch, WatchEvent, WatchList
-from medeventgraph.core.query.model import VerificationQuery
+from medeventgraph.core import VerificationQuery
 
 __all__ = ["DraftDrug", "draft_medications", "order_queries"]
 
@@ -39,7 +39,7 @@ def _concept_text(req: dict[str, Any]) -> tuple[str, list[tuple[str, str]]]:
 
 
 def _identify(text: str, codes: list[tuple[str, str]]) -> tuple[str, tuple[str, ...], bool]:
-    from medeventgraph.core.query.lexicon import load_lexicon, normalize_text
+    from medeventgraph.core import load_lexicon, normalize_text
 
     lex = _lexicon(load_lexicon)
     for system, code in codes:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Literal
 
 import orjson
-from medeventgraph.core.query.model import (
+from medeventgraph.core import (
     ActionName,
     EventSpec,
     RelationSpec,

@@ -21,22 +21,42 @@ from medeventgraph.core.index.graph import sort_key
 from medeventgraph.core.index.patient_index import PatientIndex, build_index
 from medeventgraph.core.index.store import format_time
 from medeventgraph.core.query.lexicon import load_lexicon, normalize_text
-from medeventgraph.core.query.model import ActionName, EventSpec, RelationSpec, VerificationQuery, parse_duration
+from medeventgraph.core.query.model import (
+    ActionName,
+    EventSpec,
+    RelationSpec,
+    VerificationQuery,
+    parse_duration,
+)
 from medeventgraph.core.query.question import QuestionParseError, parse_question, parse_question_noted
 from medeventgraph.core.query.question_record import read_on_record
 from medeventgraph.core.query.verdict import EvidenceOut, RelationOut, TimeOut, Verdict
 
+# One verified query on a patient's index; the query (its models, free-text questions, what
+# "started on" means on a record) and the verdict; what the wording layer and the CLI show of an
+# index (the lexicon's normal form, an occurrence's time and order); and whether the optional LLM
+# assessor's endpoint is usable (preflight, before any record is read).
 __all__ = [
-    # one verified query, on a patient's index
-    "Answer", "PatientIndex", "answer", "build_index",
-    # the query: its models, free-text questions, and what "started on" means on a record
-    "ActionName", "EventSpec", "QuestionParseError", "RelationSpec", "VerificationQuery", "parse_duration",
-    "parse_question", "parse_question_noted", "read_on_record",
-    # the verdict
-    "EvidenceOut", "RelationOut", "TimeOut", "Verdict",
-    # what the wording layer and the CLI show of an index: the lexicon's normal form, an occurrence's
-    # time and order
-    "format_time", "load_lexicon", "normalize_text", "sort_key",
-    # whether the optional LLM assessor's endpoint is usable (preflight, before any record is read)
+    "ActionName",
+    "Answer",
+    "EventSpec",
+    "EvidenceOut",
+    "PatientIndex",
+    "QuestionParseError",
+    "RelationOut",
+    "RelationSpec",
+    "TimeOut",
+    "Verdict",
+    "VerificationQuery",
+    "answer",
+    "build_index",
     "endpoint_problem",
+    "format_time",
+    "load_lexicon",
+    "normalize_text",
+    "parse_duration",
+    "parse_question",
+    "parse_question_noted",
+    "read_on_record",
+    "sort_key",
 ]

@@ -6,11 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from medeventgraph.core.answer import answer
-from medeventgraph.core.index.patient_index import PatientIndex, build_index
-from medeventgraph.core.query.model import VerificationQuery
-from medeventgraph.core.query.question_record import read_on_record
-from medeventgraph.core.query.verdict import Verdict
+from medeventgraph.core import PatientIndex, Verdict, VerificationQuery, answer, build_index, read_on_record
 from medeventgraph.fhir_adapters.ingest import ingest_json, load_paths
 from medeventgraph.fhir_adapters.limits import InputLimits
 from medeventgraph.fhir_adapters.record import IngestResult, PatientRecord
@@ -82,7 +78,7 @@ def _parse_query_noted(
     text = question_text(query)
     if text is None:
         return VerificationQuery.model_validate(orjson.loads(query)), {}
-    from medeventgraph.core.query.question import parse_question_noted
+    from medeventgraph.core import parse_question_noted
 
     parsed, notes = parse_question_noted(text)
     return (parsed, notes) if record is None else read_on_record(parsed, text, record)

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import orjson
 from medeventgraph.api import load, make_note_pipeline, parse_query, select_patient
-from medeventgraph.core.answer import answer
-from medeventgraph.core.index.patient_index import PatientIndex, build_index
+from medeventgraph.core import PatientIndex, answer, build_index
 from medeventgraph.model.settings import Settings
 from medeventgraph.wording.table import format_table, verdict_table
 

@@ -66,7 +66,7 @@ def check_needs(command: str, settings: Settings) -> None:
     if settings.dense:
         require("dense")
     if settings.assessor == "llm":
-        from medeventgraph.core.decide.assess_llm import endpoint_problem
+        from medeventgraph.core import endpoint_problem
 
         problem = endpoint_problem(settings)
         if problem is not None:

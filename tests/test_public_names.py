@@ -39,16 +39,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = ("model", "fhir_adapters", "nlp", "core", "wording", "cds_hooks", "plugin")
 OTHER_CODE = ("tests", "benchmarks")
-# Found by this test in files other branches were editing when it was written (wip-words: wording/,
-# plugin/smart/, cds_hooks/cards.py; wip-notes4: core/evidence/stated.py), so left for their
-# merge: delete the unused two, make the six private, then empty this. The test fails both on a
-# new finding and on a pending one fixed, so the list can only shrink.
-PENDING = {
-    "unused": ["cds_hooks/cards.py:describe_query", "wording/summary.py:evidence_by_id"],
-    "own module only": ["core/evidence/stated.py:stated_gap", "plugin/smart/view.py:encounter_bands",
-                        "plugin/smart/view.py:source_view", "wording/evidence.py:md_escape",
-                        "wording/facts.py:ordered_ends", "wording/facts.py:on_text"],
-}
+PENDING: dict[str, list[str]] = {"unused": [], "own module only": []}
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ surface names it as what it is ("creatinine rise meeting KDIGO criteria") and ne
 
 from __future__ import annotations
 
-from medeventgraph.core.query.verdict import EvidenceOut
+from medeventgraph.core import EvidenceOut
 from medeventgraph.wording.templates import Wording
 
 __all__ = ["computed_name", "computed_value", "is_computed", "rule_id"]

@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from medeventgraph.core.query.verdict import EvidenceOut, Verdict
+from medeventgraph.core import EvidenceOut, Verdict
 from medeventgraph.wording.computed import computed_value, is_computed
 from medeventgraph.wording.templates import Wording
 from medeventgraph.wording.times import item_when, when_text
 
-__all__ = ["EvidenceLine", "deciding_lines", "evidence_line", "markdown_lines", "md_escape"]
+__all__ = ["EvidenceLine", "deciding_lines", "evidence_line", "markdown_lines"]
 
 _INTERPRETATION = {"H": "high", "HH": "critically high", "L": "low", "LL": "critically low", "N": "normal",
                    "A": "abnormal"}
@@ -125,7 +125,7 @@ def deciding_lines(verdict: Verdict, deciding: tuple[str, ...], w: Wording, *,
     return shown, len(verdict.evidence) - len(shown)
 
 
-def md_escape(text: str) -> str:
+def _md_escape(text: str) -> str:
     """Record text as inert markdown on one line."""
     text = re.sub(r"\s+", " ", text).replace("\\", "\\\\")
     for ch in "`*_[]<>#|":
@@ -136,8 +136,8 @@ def md_escape(text: str) -> str:
 def _md_line(ln: EvidenceLine) -> list[str]:
     ref = f"`{ln.reference}`" + (f" {ln.span}" if ln.span else "")
     quals = f" ({', '.join(ln.qualifiers)})" if ln.qualifiers else ""
-    mention = f"**{md_escape(ln.mention)}**" if ln.mention else ""
-    words = f"{md_escape(ln.before)}{mention}{md_escape(ln.after)}"
+    mention = f"**{_md_escape(ln.mention)}**" if ln.mention else ""
+    words = f"{_md_escape(ln.before)}{mention}{_md_escape(ln.after)}"
     if ln.is_note:
         return [f"- **{ln.when}** · {ln.label}{quals} · {ref}", f"  > {words}"]
     return [f"- **{ln.when}** · {ln.label}: {words}{quals} · {ref}"]

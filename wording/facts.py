@@ -12,8 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from medeventgraph.core.query.model import VerificationQuery
-from medeventgraph.core.query.verdict import EvidenceOut, RelationOut, Verdict
+from medeventgraph.core import EvidenceOut, RelationOut, Verdict, VerificationQuery
 from medeventgraph.wording.computed import computed_name, is_computed
 from medeventgraph.wording.templates import Wording
 from medeventgraph.wording.times import (
@@ -27,7 +26,7 @@ from medeventgraph.wording.times import (
     when_text,
 )
 
-__all__ = ["Facts", "affirmed", "event_names", "facts_for", "on_text", "ordered_ends"]
+__all__ = ["Facts", "affirmed", "event_names", "facts_for"]
 
 _NOT_CURRENT = ("negated", "hypothetical", "historical", "family")
 
@@ -43,7 +42,7 @@ def affirmed(item: EvidenceOut) -> bool:
     return not any(item.assertion.get(k) for k in _NOT_CURRENT)
 
 
-def ordered_ends(rel: RelationOut) -> tuple[str, str]:
+def _ordered_ends(rel: RelationOut) -> tuple[str, str]:
     """(earlier event, later event) as the relation states them."""
     return (rel.target, rel.source) if rel.type == "after" else (rel.source, rel.target)
 
@@ -51,7 +50,7 @@ def ordered_ends(rel: RelationOut) -> tuple[str, str]:
 @lru_cache(maxsize=512)
 def _member_terms(text: str) -> tuple[tuple[str, str], ...]:
     """(surface term, member concept id) for a class name; empty for anything else."""
-    from medeventgraph.core.query.lexicon import load_lexicon, normalize_text
+    from medeventgraph.core import load_lexicon, normalize_text
 
     lex = load_lexicon()
     expanded = lex.expand(text)
@@ -65,7 +64,7 @@ def _name(event: str, query: VerificationQuery | None, item: EvidenceOut | None)
     spec = next((e for e in query.events if e.id == event), None) if query else None
     base = (spec.text or spec.kind or event) if spec else (item.concept if item else event)
     if spec and spec.text and item is not None:
-        from medeventgraph.core.query.lexicon import normalize_text
+        from medeventgraph.core import normalize_text
 
         concept = f" {normalize_text(item.concept)} "
         for term, cid in _member_terms(spec.text):
@@ -81,7 +80,7 @@ def _key(item: EvidenceOut) -> tuple[int, str]:
     return ((1 if w.bound else 2), w.start.isoformat()) if w else (0, "")
 
 
-def on_text(w: When | None) -> str:
+def _on_text(w: When | None) -> str:
     """"on 3 Feb 2015", "in a note of 9 Feb 2015", "at an unknown time"."""
     if w is None:
         return "at an unknown time"
@@ -172,7 +171,7 @@ def facts_for(verdict: Verdict, query: VerificationQuery | None, w: Wording) -> 
     rd = _Reader(verdict, query, w)
     missing = rd.missing()
     rel = _relation(verdict, missing)
-    first, second = ordered_ends(rel) if rel else ((rd.events + ["first", "second"])[:2])
+    first, second = _ordered_ends(rel) if rel else ((rd.events + ["first", "second"])[:2])
     overlaps = rel is not None and rel.type == "overlaps"
     failure = verdict.failure.value if verdict.failure else None
     if failure in ("opposite_order", "window") and verdict.verdict.value == "refuted":
@@ -186,7 +185,7 @@ def facts_for(verdict: Verdict, query: VerificationQuery | None, w: Wording) -> 
         vals[f"{role}_documented"] = rd.documented(event)
     vals["pair_documented"] = rd.documented(first, second)
     vals["first_date"], vals["second_date"] = when_text(wa), when_text(wb)
-    vals["first_on"], vals["second_on"] = on_text(wa), on_text(wb)
+    vals["first_on"], vals["second_on"] = _on_text(wa), _on_text(wb)
     vals.update(_gaps(wa, wb))
     vals.update(_window(rel.within if rel else None))
     vals["relation_words"] = "at the same time as" if overlaps else "after"
@@ -256,7 +255,7 @@ def _endpoint_dates(rd: _Reader, first: str, second: str) -> dict[str, str]:
     kind = last[-1].kind if last else ""
     return {"first_last_label": "last dose" if kind == "medication" else "last",
             "first_last_day": when_text(lw, with_time=False), "first_last_date": when_text(lw),
-            "first_last_on": on_text(lw), "second_first_on": on_text(ew),
+            "first_last_on": _on_text(lw), "second_first_on": _on_text(ew),
             "second_first_day": when_text(ew, with_time=False), "second_first_date": when_text(ew)}
 
 
@@ -272,7 +271,7 @@ def _chain(rd: _Reader, v: Verdict) -> dict[str, str]:
             whens.append(wh.start)
         dated.append(f"{n} ({when_text(wh)})")
     steps = [f"{rd.finding_name(a)} then {rd.finding_name(b)}" for r in v.relations if r.timing == "compatible"
-             for a, b in [ordered_ends(r)]]
+             for a, b in [_ordered_ends(r)]]
     dates = date_range(min(whens), max(whens)) if whens else "dates unknown"
     return {"chain_s": " → ".join(rd.w.short(n) for n in names), "chain_dated": " → ".join(dated),
             "ordered_steps": "; ".join(steps) or "none", "chain_dates": dates if len(whens) > 1 else

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from medeventgraph.core.query.model import VerificationQuery
-from medeventgraph.core.query.verdict import EvidenceOut, Verdict
+from medeventgraph.core import Verdict, VerificationQuery
 from medeventgraph.wording.evidence import EvidenceLine, deciding_lines, markdown_lines
 from medeventgraph.wording.facts import facts_for
 from medeventgraph.wording.templates import Wording, load_wording
@@ -81,5 +80,3 @@ def finding_text(verdict: Verdict, query: VerificationQuery | None = None, *, le
     return Finding(summary, checked, "\n".join(parts), audit, key, tuple(lines), more)
 
 
-def evidence_by_id(verdict: Verdict) -> dict[str, EvidenceOut]:
-    return {e.occurrence: e for e in verdict.evidence}

@@ -5,10 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from medeventgraph.core.index.graph import sort_key
-from medeventgraph.core.index.store import format_time
-from medeventgraph.core.query.model import VerificationQuery
-from medeventgraph.core.query.verdict import Verdict
+from medeventgraph.core import Verdict, VerificationQuery, format_time, sort_key
 from medeventgraph.model.occurrence import Occurrence, TimeType
 from medeventgraph.wording.evidence import EvidenceLine, evidence_line
 from medeventgraph.wording.summary import finding_text

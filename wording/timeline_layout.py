@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from medeventgraph.core.query.verdict import EvidenceOut, Verdict
+from medeventgraph.core import EvidenceOut, Verdict
 from medeventgraph.model.occurrence import GRANULARITY_SPAN, Granularity
 from medeventgraph.wording.templates import load_wording
 from medeventgraph.wording.times import day_text, item_when, when_text

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from xml.sax.saxutils import escape, quoteattr
 
-from medeventgraph.core.query.verdict import Verdict
+from medeventgraph.core import Verdict
 from medeventgraph.wording.timeline_layout import Axis, Placed, place_items
 from medeventgraph.wording.times import gap_label, interval, item_when
 

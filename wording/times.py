@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from medeventgraph.core.query.model import parse_duration
-from medeventgraph.core.query.verdict import EvidenceOut, TimeOut
+from medeventgraph.core import EvidenceOut, TimeOut, parse_duration
 
 __all__ = [
     "When",

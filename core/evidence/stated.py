@@ -29,7 +29,7 @@ from medeventgraph.core.query.model import RelationSpec, RelationType, Verificat
 from medeventgraph.core.query.verdict import FailureType
 from medeventgraph.model.occurrence import NoteDocument, Origin
 
-__all__ = ["StatedItem", "check_stated", "find_stated", "stated_comparison", "stated_counter", "stated_gap"]
+__all__ = ["StatedItem", "check_stated", "find_stated", "stated_comparison", "stated_counter"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,14 +176,14 @@ _NEXT_DAY = re.compile(r"\bthe\s+(?:next|following)\s+(?:day|morning)\b", re.IGN
 _UNITS = {"hour": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(weeks=1)}
 
 
-def stated_gap(cue: str) -> tuple[timedelta, timedelta] | None:
+def _stated_gap(cue: str) -> tuple[timedelta, timedelta] | None:
     """(shortest, longest) gap a cue states, at the granularity of its unit, or None.
 
-    >>> stated_gap("two days after")
+    >>> _stated_gap("two days after")
     (datetime.timedelta(days=1), datetime.timedelta(days=3))
-    >>> stated_gap("the next morning")
+    >>> _stated_gap("the next morning")
     (datetime.timedelta(0), datetime.timedelta(days=2))
-    >>> stated_gap("subsequently") is None
+    >>> _stated_gap("subsequently") is None
     True
     """
     m = _STATED_GAP.search(cue)
@@ -201,7 +201,7 @@ def _window(r: RelationSpec, hit: StatedItem, earlier: Span | None, later: Span 
     when the stated gap cannot, else unknown."""
     window = r.window
     assert window is not None
-    gap = stated_gap(hit.cue)
+    gap = _stated_gap(hit.cue)
     if gap is not None and gap[1] <= window:
         return Comparison(Timing.COMPATIBLE, f"{_order_words(hit)} within {r.within} at {hit.citation}")
     if gap is not None and gap[0] > window:

@@ -10,10 +10,7 @@ from typing import IO, Any
 import orjson
 from medeventgraph.api import load, make_note_pipeline, parse_query, question_text, select_patient
 from medeventgraph.batch import answer_line
-from medeventgraph.core.answer import answer
-from medeventgraph.core.index.patient_index import PatientIndex, build_index
-from medeventgraph.core.query.model import VerificationQuery
-from medeventgraph.core.query.verdict import Verdict
+from medeventgraph.core import PatientIndex, Verdict, VerificationQuery, answer, build_index
 from medeventgraph.fhir_adapters.record import IngestResult
 from medeventgraph.model.settings import Settings
 from medeventgraph.wording.table import timeline_rows, verdict_table

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 __all__ = ["main"]
 
 
-def _build_parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="medeventgraph", description=__doc__.splitlines()[0])
     p.add_argument("--version", action="version", version=f"medeventgraph {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
@@ -92,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from medeventgraph.evaluation import main as eval_main
 
         return int(eval_main(argv[1:]) or 0)
-    args = _build_parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         if args.command == "schema":
             return _schema(args.which)
@@ -141,9 +141,9 @@ def _validation_summary(exc: ValidationError) -> str:
 
 def _schema(which: str) -> int:
     if which == "query":
-        from medeventgraph.core.query.model import VerificationQuery as model
+        from medeventgraph.core import VerificationQuery as model
     else:
-        from medeventgraph.core.query.verdict import Verdict as model
+        from medeventgraph.core import Verdict as model
     sys.stdout.write(orjson.dumps(model.model_json_schema(by_alias=True), option=orjson.OPT_INDENT_2).decode() + "\n")
     return 0
 

@@ -147,7 +147,7 @@ def _answer(raw_line: bytes, n: int, pipeline: NotePipeline, extra: list[TargetT
 
 
 def _lexicon_terms() -> list[TargetTerm]:
-    from medeventgraph.core.query.lexicon import load_lexicon
+    from medeventgraph.core import load_lexicon
     from medeventgraph.nlp import TargetTerm
 
     return [TargetTerm(s, cid, Kind(kind), "lexicon") for s, cid, kind in load_lexicon().all_terms()]

@@ -14,9 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from medeventgraph.core.answer import answer
-from medeventgraph.core.index.patient_index import build_index
-from medeventgraph.core.query.verdict import Verdict
+from medeventgraph.core import Verdict, answer, build_index
 from medeventgraph.fhir_adapters.ingest import ingest_items
 from medeventgraph.fhir_adapters.reader import RawItem
 from medeventgraph.model.settings import Settings

@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 from medeventgraph.batch import json_line
 from medeventgraph.cds_hooks.watchlist import WatchList
-from medeventgraph.core.query.model import VerificationQuery
+from medeventgraph.core import VerificationQuery
 from medeventgraph.model.outcome import InputError, Issue
 
 __all__ = ["WatchItem", "item_verdict", "load_items"]

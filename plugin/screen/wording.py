@@ -9,15 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from medeventgraph.core.query.model import VerificationQuery
-from medeventgraph.core.query.verdict import Verdict
+from medeventgraph.core import Verdict, VerificationQuery
 from medeventgraph.wording.evidence import EvidenceLine
 from medeventgraph.wording.summary import finding_text
 
-__all__ = ["evidence_row", "finding_words"]
+__all__ = ["finding_words"]
 
 
-def evidence_row(ln: EvidenceLine) -> dict[str, Any]:
+def _evidence_row(ln: EvidenceLine) -> dict[str, Any]:
     """One deciding entry as the report shows it: the human date, what kind of entry, the
     source's words with the deciding mention kept apart (to mark it), and the FHIR reference."""
     return {"polarity": ln.polarity, "when": ln.when, "label": ln.label, "before": ln.before,
@@ -30,5 +29,5 @@ def finding_words(verdict: Verdict, query: VerificationQuery) -> dict[str, Any]:
     the deciding entries newest first, "more": how many others, "audit": codes and scores}."""
     finding = finding_text(verdict, query)
     return {"summary": finding.summary, "detail": f"{finding.summary}. {finding.checked}",
-            "evidence": [evidence_row(ln) for ln in finding.evidence], "more": finding.more,
+            "evidence": [_evidence_row(ln) for ln in finding.evidence], "more": finding.more,
             "audit": finding.audit_line}

@@ -12,8 +12,7 @@ from datetime import datetime
 from typing import Any
 
 import orjson
-from medeventgraph.core.query.model import VerificationQuery
-from medeventgraph.core.query.verdict import EvidenceOut, Verdict
+from medeventgraph.core import EvidenceOut, Verdict, VerificationQuery
 from medeventgraph.wording.evidence import EvidenceLine, evidence_line
 from medeventgraph.wording.facts import event_names
 from medeventgraph.wording.summary import finding_text
@@ -22,7 +21,7 @@ from medeventgraph.wording.timeline_layout import close_up_window
 from medeventgraph.wording.timeline_svg import Band, timeline_svg
 from medeventgraph.wording.times import date_range
 
-__all__ = ["encounter_bands", "page_payload", "source_view"]
+__all__ = ["page_payload"]
 
 _MAX_SOURCES = 80
 _MAX_NOTE_CHARS = 60_000
@@ -39,7 +38,7 @@ def _parse(text: Any) -> datetime | None:
     return dt if dt.tzinfo else None
 
 
-def encounter_bands(resources: dict[str, dict[str, Any]], refs: set[str], w: Wording) -> list[Band]:
+def _encounter_bands(resources: dict[str, dict[str, Any]], refs: set[str], w: Wording) -> list[Band]:
     bands = []
     for ref in sorted(refs):
         res = resources.get(ref) or {}
@@ -56,7 +55,7 @@ def encounter_bands(resources: dict[str, dict[str, Any]], refs: set[str], w: Wor
     return bands
 
 
-def source_view(index: Any, item: EvidenceOut, w: Wording) -> dict[str, Any]:
+def _source_view(index: Any, item: EvidenceOut, w: Wording) -> dict[str, Any]:
     src = item.source
     if src.start is not None and src.end is not None:
         doc = index.documents.get(src.reference)
@@ -95,7 +94,7 @@ def page_payload(index: Any, verdict: Verdict, query: VerificationQuery, *,
     refs = {e.encounter for e in verdict.evidence if e.encounter}
     if launch_encounter:
         refs.add(f"Encounter/{launch_encounter.removeprefix('Encounter/')}")
-    bands = encounter_bands(index.record.resources, refs, w)
+    bands = _encounter_bands(index.record.resources, refs, w)
     window = close_up_window(verdict, bands)
     every = sorted((evidence_line(e, w) for e in verdict.evidence), key=lambda ln: ln.sort_key, reverse=True)
     return {
@@ -108,6 +107,6 @@ def page_payload(index: Any, verdict: Verdict, query: VerificationQuery, *,
         "lanes": [{"event": e, "name": n} for e, n in lanes],
         "timeline": timeline_svg(verdict, lanes, bands),
         "close_up": timeline_svg(verdict, lanes, bands, window=window) if window else None,
-        "sources": {e.occurrence: source_view(index, e, w) for e in verdict.evidence[:_MAX_SOURCES]},
+        "sources": {e.occurrence: _source_view(index, e, w) for e in verdict.evidence[:_MAX_SOURCES]},
         "encounter": launch_encounter,
     }
