@@ -6,12 +6,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from medeventgraph.core import Verdict, VerificationQuery, format_time, sort_key
-from medeventgraph.model.occurrence import Occurrence, TimeType
+from medeventgraph.model.occurrence import EventTime, Occurrence, TimeType
 from medeventgraph.wording.evidence import EvidenceLine, evidence_line
 from medeventgraph.wording.summary import finding_text
-from medeventgraph.wording.templates import load_wording
+from medeventgraph.wording.templates import Wording, load_wording
+from medeventgraph.wording.times import When, when_text
 
-__all__ = ["format_table", "timeline_rows", "verdict_table"]
+__all__ = ["format_table", "timeline_rows", "timeline_table", "verdict_table"]
 
 
 _POLARITY = {"supports": "for", "counters": "against", "neutral": "related"}
@@ -64,9 +65,6 @@ def timeline_rows(occurrences: Iterable[Occurrence], kinds: set[str] | None = No
     for o in sorted(occurrences, key=sort_key):
         if kinds and o.kind.value not in kinds:
             continue
-        value = ""
-        if o.value is not None:
-            value = f"{o.value.quantity:g} {o.value.unit or ''}".strip() if o.value.quantity is not None else (o.value.text or "")
         rows.append(
             {
                 "time": format_time(o.time.start) if o.time.start else "unknown",
@@ -76,9 +74,43 @@ def timeline_rows(occurrences: Iterable[Occurrence], kinds: set[str] | None = No
                                                   if o.time.type is TimeType.ENCOUNTER_BOUNDED else ""),
                 "kind": o.kind.value,
                 "concept": o.concept.text,
-                "value": value,
+                "value": _value_text(o),
                 "encounter": (o.encounter or "").removeprefix("Encounter/")[:13],
                 "reference": o.id,
             }
         )
     return rows
+
+
+def _when(time: EventTime, documented: EventTime | None) -> When | None:
+    """The occurrence's own time, else its documentation date as a "no later than" bound."""
+    if time.resolved and time.start is not None:
+        return When(time.start, time.end, time.granularity.value, in_encounter=time.type is TimeType.ENCOUNTER_BOUNDED)
+    if documented is not None and documented.resolved and documented.start is not None:
+        return When(documented.start, None, documented.granularity.value, bound=True)
+    return None
+
+
+def _value_text(o: Occurrence) -> str:
+    if o.value is None:
+        return ""
+    if o.value.quantity is not None:
+        return f"{o.value.quantity:g} {o.value.unit or ''}".strip()
+    return o.value.text or ""
+
+
+def timeline_table(occurrences: Iterable[Occurrence], kinds: set[str] | None = None, w: Wording | None = None) -> str:
+    """A patient's events for people: human dates, the kind of entry in words, the record's own
+    name and how a note asserts it ("stated as absent"), and the FHIR reference to look it up."""
+    w = w or load_wording()
+    rows = []
+    for o in sorted(occurrences, key=sort_key):
+        if kinds and o.kind.value not in kinds:
+            continue
+        qualifiers = [w.assertion_words.get(k, k) for k in ("negated", "uncertain", "hypothetical", "historical", "family")
+                      if getattr(o.assertion, k)]
+        name = " ".join(o.concept.text.split()) + (f" ({', '.join(qualifiers)})" if qualifiers else "")
+        rtype = o.source.resource_type
+        rows.append({"when": when_text(_when(o.time, o.documented)), "entry": w.resource_labels.get(rtype, rtype),
+                     "name": name, "value": _value_text(o), "source": o.id})
+    return format_table(rows, ["when", "entry", "name", "value", "source"], 70)

@@ -13,7 +13,7 @@ from medeventgraph.batch import answer_line
 from medeventgraph.core import PatientIndex, Verdict, VerificationQuery, answer, build_index
 from medeventgraph.fhir_adapters.record import IngestResult
 from medeventgraph.model.settings import Settings
-from medeventgraph.wording.table import timeline_rows, verdict_table
+from medeventgraph.wording.table import timeline_rows, timeline_table, verdict_table
 
 __all__ = ["timeline", "verify_batch", "verify_one"]
 
@@ -102,11 +102,10 @@ def _with_input_issues(verdict: Verdict, result: IngestResult) -> Verdict:
 def timeline(args: argparse.Namespace, settings: Settings) -> int:
     result = _load(args, settings)
     record = select_patient(result, args.patient)
-    rows = timeline_rows(record.occurrences, kinds=set(args.kind) if args.kind else None)
+    kinds = set(args.kind) if args.kind else None
     if args.format == "json":
+        rows = timeline_rows(record.occurrences, kinds=kinds)
         sys.stdout.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
-        from medeventgraph.wording.table import format_table
-
-        sys.stdout.write(format_table(rows, ["time", "granularity", "time_type", "kind", "concept", "value", "encounter", "reference"]))
+        sys.stdout.write(timeline_table(record.occurrences, kinds=kinds))
     return 0
