@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+from spacy.attrs import IS_SPACE, SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc
 
@@ -78,6 +80,8 @@ def sentence_cap(doc: Doc) -> Doc:
 def _cap_sentences(doc: Doc, max_tokens: int) -> None:
     """Start a new sentence after at most `max_tokens` non-space tokens, preferably after a
     comma or semicolon in the last quarter of the window (one pass: linear in the doc)."""
+    if not _any_longer(doc, max_tokens):
+        return  # the usual note: no sentence to cut, so no Token need be made
     count = 0
     soft: int | None = None  # token index just after the latest comma/semicolon in this sentence
     for token in doc:
@@ -93,6 +97,17 @@ def _cap_sentences(doc: Doc, max_tokens: int) -> None:
             soft = None
         if token.text in _SOFT_BREAKS and token.i + 1 < len(doc):
             soft = token.i + 1
+
+
+def _any_longer(doc: Doc, max_tokens: int) -> bool:
+    """Whether some sentence holds more than `max_tokens` non-space tokens, read from the doc's
+    arrays; sentences are counted as `_cap_sentences` counts them (a start at token 0 starts none)."""
+    if not len(doc):
+        return False
+    starts = doc.to_array(SENT_START) == 1
+    starts[0] = False
+    words = doc.to_array(IS_SPACE) == 0
+    return int(np.bincount(np.cumsum(starts), weights=words).max()) > max_tokens
 
 
 def silence_pyrush() -> None:
