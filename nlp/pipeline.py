@@ -45,6 +45,9 @@ __all__ = ["DEFAULT_SPLITTER", "NotePipeline", "NoteSentence", "matched_targets"
 # PyRuSH's sentences are identical, and the rest are bullet lists PyRuSH keeps as one sentence
 # while the rule splitter gives one sentence per item (better ConText scopes and copy detection).
 DEFAULT_SPLITTER = "rule"
+# What `NotePipeline.warm` runs: a heading, a negated and a dated mention, an abbreviation.
+_WARM_TEXT = "HISTORY OF PRESENT ILLNESS:\nNo acute kidney injury (AKI) was seen 2 days ago.\nPLAN: Follow up.\n"
+_WARM_TERM = TargetTerm("acute kidney injury", "acute kidney injury", None, "query")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +104,16 @@ class NotePipeline:
         self.cache: NoteCache[ProcessedNote] = NoteCache(cache_size, max_chars=cache_chars, chars=_text_chars)
         self._matchers: OrderedDict[tuple[TargetTerm, ...], TermMatcher] = OrderedDict()
         self._lock = threading.RLock()
+
+    def warm(self) -> None:
+        """Run every part once on a short note, outside the cache, so that a service's first
+        request does not pay the parts' first-use set-up (Duckling's first parse, spaCy's lazily
+        built tables); no result depends on it."""
+        with self._lock:
+            processed = process_doc(self.nlp(_WARM_TEXT), self.modifier_finder, self.wordforms)
+            matcher = TermMatcher(self.nlp, (_WARM_TERM,), self.wordforms, self.stems)  # not kept: no LRU slot
+            self._matched(processed, matcher)
+            self.time_finder.warm()
 
     # -- the cached, expensive part ------------------------------------------------------------
     def process(self, document: NoteDocument, note: NoteText) -> ProcessedNote:
