@@ -22,11 +22,12 @@ import numpy as np
 from medeventgraph.model.occurrence import Assertion
 from medspacy.common.util import prune_overlapping_matches
 from medspacy.context import ConTextGraph, ConTextModifier, ConTextRule
-from spacy.attrs import SENT_START
+from spacy.attrs import IDX, IS_SPACE, LENGTH, SENT_START, SPACY
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from .cues import CueMatcher
+from .doc_text import doc_text
 from .rules import UNKNOWN_TYPE, context_rules
 
 __all__ = ["CATEGORY_FLAGS", "ModifierFinder", "ScopedModifier", "all_rules", "assert_targets",
@@ -119,13 +120,19 @@ class ModifierFinder:
     def _cue_matches(self, doc: Doc) -> list[tuple[int, int, int]]:
         """Cue matches in `doc`'s token indices, found as written: runs of spaces and line
         breaks inside a cue ("negative   for", "no\n evidence of") are skipped, as for targets."""
-        kept = [t for t in doc if not t.is_space]  # one Token each: a pass per attribute made three
-        if len(kept) == len(doc):
+        if not len(doc):
             return self._matcher(doc)
-        positions = [t.i for t in kept]
+        # the words' offsets, lengths, trailing space and sentence starts, from the arrays: no Token made
+        arr = doc.to_array([IS_SPACE, IDX, LENGTH, SPACY, SENT_START])
+        word = arr[:, 0] == 0
+        if word.all():
+            return self._matcher(doc)
+        kept = arr[word]
+        positions = np.flatnonzero(word).tolist()
+        text = doc_text(doc)
         # sentence starts kept: a cue of an order given in the imperative starts its sentence
-        compact = Doc(doc.vocab, words=[t.text for t in kept], spaces=[bool(t.whitespace_) for t in kept],
-                      sent_starts=[bool(t.is_sent_start) for t in kept])
+        compact = Doc(doc.vocab, words=[text[i:i + n] for i, n in kept[:, 1:3].tolist()],
+                      spaces=(kept[:, 3] == 1).tolist(), sent_starts=(kept[:, 4] == 1).tolist())
         return [(match_id, positions[start], positions[end - 1] + 1)
                 for match_id, start, end in self._matcher(compact)]
 

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 import medspacy
 from medeventgraph.model.occurrence import EventTime, NoteDocument, NoteText, Occurrence
 from medspacy.context import ConTextRule
-from spacy.tokens import Span
+from spacy.tokens import Doc, Span
 
 from .abbreviations import add_abbreviation_detector
 from .cache import NoteCache, NoteKey, content_hash
 from .context import ModifierFinder, assert_targets
 from .copies import MentionKey, link_copies, normalize_sentence
+from .doc_text import with_text
 from .mentions import MentionDraft, build_occurrence, note_order
 from .phrases import PhraseFind, Stems, load_phrase_rules
 from .processed import ProcessedNote, process_doc
@@ -110,7 +111,7 @@ class NotePipeline:
         request does not pay the parts' first-use set-up (Duckling's first parse, spaCy's lazily
         built tables); no result depends on it."""
         with self._lock:
-            processed = process_doc(self.nlp(_WARM_TEXT), self.modifier_finder, self.wordforms)
+            processed = process_doc(self._doc(_WARM_TEXT), self.modifier_finder, self.wordforms)
             matcher = TermMatcher(self.nlp, (_WARM_TERM,), self.wordforms, self.stems)  # not kept: no LRU slot
             self._matched(processed, matcher)
             self.time_finder.warm()
@@ -120,7 +121,11 @@ class NotePipeline:
         text = note.text[: self.max_note_chars]
         key = NoteKey(document.reference, document.version, note.attachment, content_hash(text))
         with self._lock:
-            return self.cache.get_or_compute(key, lambda: process_doc(self.nlp(text), self.modifier_finder, self.wordforms))
+            return self.cache.get_or_compute(key, lambda: process_doc(self._doc(text), self.modifier_finder, self.wordforms))
+
+    def _doc(self, text: str) -> Doc:
+        """`self.nlp(text)`, its components given the text rather than joining it from the tokens."""
+        return self.nlp(with_text(self.nlp.make_doc(text), text))
 
     def _matcher(self, terms: Sequence[TargetTerm]) -> TermMatcher:
         key = tuple(terms)

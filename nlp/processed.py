@@ -12,6 +12,7 @@ from spacy.tokens import Doc
 
 from .abbreviations import AbbreviationUse, doc_abbreviations
 from .context import ModifierFinder, ScopedModifier
+from .doc_text import doc_text
 from .sections import SectionSpan, doc_sections, sentence_section_flags
 from .wordforms import KeyedDoc, WordForms
 
@@ -63,11 +64,11 @@ def process_doc(doc: Doc, modifier_finder: ModifierFinder, wordforms: WordForms)
     """Read sentences, sections and ConText cues out of a doc the cached pipeline has run on."""
     sections = doc_sections(doc)
     starts = [s.title_start for s in sections]
-    text = doc.text
+    text = doc_text(doc)
     sentences: list[SentenceSpan] = []
     token_sentence = np.full(len(doc), -1, dtype=np.int64)
     for sent in doc.sents:
-        raw = sent.text
+        raw = text[sent.start_char:sent.end_char]  # Span.text walks its tokens; the slice is the same
         stripped = raw.strip()
         if not stripped:
             continue

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 from medeventgraph.nlp.context import _sentence_starts
+from medeventgraph.nlp.doc_text import doc_text
 from medeventgraph.nlp.processed import process_doc
-from medeventgraph.nlp.sentences import MAX_SENTENCE_TOKENS, _any_longer, _cap_sentences
+from medeventgraph.nlp.sentences import MAX_SENTENCE_TOKENS, _any_longer, _cap_sentences, _line_starts
 from spacy.tokens import Doc
 
 NOTES = (
@@ -90,3 +91,47 @@ def test_the_cap_at_exactly_the_limit_cuts_nothing_and_one_past_it_cuts(pipeline
     assert [t.is_sent_start for t in doc] == before
     _cap_sentences(doc, 5)
     assert [t.i for t in doc if t.is_sent_start] == [0, 5]
+
+
+_TERMINAL = frozenset(".!?;:")
+LINES = (*NOTES, "\nlower start", "\nUpper start", "x.\n\nnext", "# Title\nlower wraps", "a \n b  \n\r c",
+         "Wrapped line\ncontinues here.\nNew line.", "ends with colon:\nlower after")
+
+
+def _walked_line_starts(doc: Doc) -> None:
+    prev_line_last, line_first, after_break = "", "", False
+    for token in doc:
+        if token.is_space:
+            after_break = after_break or "\n" in token.text or "\r" in token.text
+            continue
+        if after_break and token.i > 0:
+            wrapped = prev_line_last not in _TERMINAL and line_first != "#" and token.text[:1].islower()
+            if not wrapped:
+                token.is_sent_start = True
+        if after_break or token.i == 0:
+            line_first = token.text[:1]
+        after_break = False
+        prev_line_last = token.text[-1:]
+
+
+@pytest.mark.parametrize("text", LINES)
+def test_line_starts_are_those_of_the_token_walk(pipeline, text):
+    sentencizer = pipeline.nlp.get_pipe("sentencizer")
+    walked, read = sentencizer(pipeline.nlp.make_doc(text)), sentencizer(pipeline.nlp.make_doc(text))
+    _walked_line_starts(walked)
+    if len(read):
+        _line_starts(read)
+    assert [t.is_sent_start for t in read] == [t.is_sent_start for t in walked]
+
+
+def test_a_lower_case_line_after_one_without_full_stop_wraps(pipeline):
+    doc = pipeline.nlp("Patient reports pain in the\nleft knee. Seen today.\nplan: rest.")
+    starts = [t.text for t in doc if t.is_sent_start]
+    assert "left" not in starts and "plan" in starts
+
+
+@pytest.mark.parametrize("text", LINES)
+def test_the_pipeline_doc_holds_its_own_text(pipeline, text):
+    doc = pipeline._doc(text)
+    assert doc_text(doc) == doc.text == text
+    assert doc_text(pipeline.nlp.make_doc(text)) == text  # no text handed over: joined once and held
