@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -29,8 +30,11 @@ __all__ = ["create_app", "run"]
 log = logging.getLogger("medeventgraph.cds_hooks")
 
 
-def create_app(settings: Settings) -> FastAPI:
-    """The ASGI app for `settings`; nothing is read from the environment here."""
+def create_app(settings: Settings, *, warm: bool = False) -> FastAPI:
+    """The ASGI app for `settings`; nothing is read from the environment here. `warm`: import the
+    core and build the note pipeline during start-up (`run` does), so the service accepts requests
+    once its first one costs no more than any cold one; without it (tests, embedding) discovery
+    answers at once and the first hook request pays that set-up."""
     state = ServiceState(
         settings=settings,
         trust=load_trust_store(settings.trusted_issuers_file, timeout=settings.fhir_timeout_seconds),
@@ -49,6 +53,8 @@ def create_app(settings: Settings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if warm:
+            await asyncio.to_thread(state.engine.warm)  # off the event loop; before the first request
         async with httpx.AsyncClient(follow_redirects=False) as http:
             state.http = http
             yield
@@ -83,4 +89,4 @@ def run(host: str, port: int, settings: Settings) -> None:
 
     configure_service_logging()  # httpx/httpcore at WARNING: their INFO lines carry FHIR URLs
     # access_log off: request lines can carry patient ids in query strings
-    uvicorn.run(create_app(settings), host=host, port=port, access_log=False, log_level="info")
+    uvicorn.run(create_app(settings, warm=True), host=host, port=port, access_log=False, log_level="info")

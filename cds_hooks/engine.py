@@ -54,6 +54,19 @@ class Engine:
                         log.warning("note NLP unavailable (%s): notes are not read", type(exc).__name__)
             return self._notes
 
+    def warm(self) -> None:
+        """What the first request would otherwise pay, paid now: the core's imports and the note
+        pipeline, built and run once. An import that fails is logged and left for that request
+        to report, as without warming."""
+        try:
+            import medeventgraph.core  # noqa: F401  (the import is the work)
+        except ImportError as exc:
+            log.warning("core unavailable at start-up (%s): requests will report it", type(exc).__name__)
+            return
+        pipeline = self.note_pipeline()
+        if pipeline is not None:
+            pipeline.warm()
+
     def index_for(self, patient: str, data: PatientData, source_name: str, deadline: Deadline | None = None) -> Any:
         limits = InputLimits.from_settings(self.settings)
         digest = content_hash(data.resources, limits.max_json_depth)

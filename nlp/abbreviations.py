@@ -17,6 +17,8 @@ from spacy.language import Language
 from spacy.matcher import Matcher
 from spacy.tokens import Doc
 
+from .doc_text import doc_text
+
 __all__ = ["AbbreviationUse", "add_abbreviation_detector", "doc_abbreviations"]
 
 
@@ -42,7 +44,7 @@ def make_abbreviation_detector(nlp, name):
     detector = _abbreviation_detector(nlp)
 
     def detect(doc: Doc) -> Doc:
-        return detector(doc) if _CANDIDATE.search(doc.text) else doc
+        return detector(doc) if _CANDIDATE.search(doc_text(doc)) else doc
 
     detect.detector = detector  # type: ignore[attr-defined]
     return detect

@@ -18,13 +18,16 @@ from itertools import accumulate
 from pathlib import Path
 
 import medspacy
+import numpy as np
 from medeventgraph.model.occurrence import Assertion
 from medspacy.common.util import prune_overlapping_matches
 from medspacy.context import ConTextGraph, ConTextModifier, ConTextRule
+from spacy.attrs import IDX, IS_SPACE, LENGTH, SENT_START, SPACY
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from .cues import CueMatcher
+from .doc_text import doc_text
 from .rules import UNKNOWN_TYPE, context_rules
 
 __all__ = ["CATEGORY_FLAGS", "ModifierFinder", "ScopedModifier", "all_rules", "assert_targets",
@@ -117,13 +120,19 @@ class ModifierFinder:
     def _cue_matches(self, doc: Doc) -> list[tuple[int, int, int]]:
         """Cue matches in `doc`'s token indices, found as written: runs of spaces and line
         breaks inside a cue ("negative   for", "no\n evidence of") are skipped, as for targets."""
-        positions = [t.i for t in doc if not t.is_space]
-        if len(positions) == len(doc):
+        if not len(doc):
             return self._matcher(doc)
+        # the words' offsets, lengths, trailing space and sentence starts, from the arrays: no Token made
+        arr = doc.to_array([IS_SPACE, IDX, LENGTH, SPACY, SENT_START])
+        word = arr[:, 0] == 0
+        if word.all():
+            return self._matcher(doc)
+        kept = arr[word]
+        positions = np.flatnonzero(word).tolist()
+        text = doc_text(doc)
         # sentence starts kept: a cue of an order given in the imperative starts its sentence
-        compact = Doc(doc.vocab, words=[doc[i].text for i in positions],
-                      spaces=[bool(doc[i].whitespace_) for i in positions],
-                      sent_starts=[bool(doc[i].is_sent_start) for i in positions])
+        compact = Doc(doc.vocab, words=[text[i:i + n] for i, n in kept[:, 1:3].tolist()],
+                      spaces=(kept[:, 3] == 1).tolist(), sent_starts=(kept[:, 4] == 1).tolist())
         return [(match_id, positions[start], positions[end - 1] + 1)
                 for match_id, start, end in self._matcher(compact)]
 
@@ -143,14 +152,12 @@ class ModifierFinder:
 
 
 def _sentence_starts(doc: Doc) -> list[int]:
-    """Token index -> index of the first token of its sentence (one pass; `token.sent` walks)."""
-    out = [0] * len(doc)
-    current = 0
-    for token in doc:
-        if token.is_sent_start:
-            current = token.i
-        out[token.i] = current
-    return out
+    """Token index -> index of the first token of its sentence, read from the doc's sentence-start
+    array (`token.sent` walks, and a Token per index costs more than the whole array)."""
+    if not len(doc):
+        return []
+    starts = doc.to_array(SENT_START) == 1  # is_sent_start is True exactly where the flag is 1
+    return np.maximum.accumulate(np.where(starts, np.arange(len(doc)), 0)).tolist()
 
 
 def assert_targets(doc: Doc, modifiers: Sequence[ScopedModifier], targets: Sequence[Span],

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 import medspacy
 from medeventgraph.model.occurrence import EventTime, NoteDocument, NoteText, Occurrence
 from medspacy.context import ConTextRule
-from spacy.tokens import Span
+from spacy.tokens import Doc, Span
 
 from .abbreviations import add_abbreviation_detector
 from .cache import NoteCache, NoteKey, content_hash
 from .context import ModifierFinder, assert_targets
 from .copies import MentionKey, link_copies, normalize_sentence
+from .doc_text import with_text
 from .mentions import MentionDraft, build_occurrence, note_order
 from .phrases import PhraseFind, Stems, load_phrase_rules
 from .processed import ProcessedNote, process_doc
@@ -45,6 +46,9 @@ __all__ = ["DEFAULT_SPLITTER", "NotePipeline", "NoteSentence", "matched_targets"
 # PyRuSH's sentences are identical, and the rest are bullet lists PyRuSH keeps as one sentence
 # while the rule splitter gives one sentence per item (better ConText scopes and copy detection).
 DEFAULT_SPLITTER = "rule"
+# What `NotePipeline.warm` runs: a heading, a negated and a dated mention, an abbreviation.
+_WARM_TEXT = "HISTORY OF PRESENT ILLNESS:\nNo acute kidney injury (AKI) was seen 2 days ago.\nPLAN: Follow up.\n"
+_WARM_TERM = TargetTerm("acute kidney injury", "acute kidney injury", None, "query")
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,12 +106,26 @@ class NotePipeline:
         self._matchers: OrderedDict[tuple[TargetTerm, ...], TermMatcher] = OrderedDict()
         self._lock = threading.RLock()
 
+    def warm(self) -> None:
+        """Run every part once on a short note, outside the cache, so that a service's first
+        request does not pay the parts' first-use set-up (Duckling's first parse, spaCy's lazily
+        built tables); no result depends on it."""
+        with self._lock:
+            processed = process_doc(self._doc(_WARM_TEXT), self.modifier_finder, self.wordforms)
+            matcher = TermMatcher(self.nlp, (_WARM_TERM,), self.wordforms, self.stems)  # not kept: no LRU slot
+            self._matched(processed, matcher)
+            self.time_finder.warm()
+
     # -- the cached, expensive part ------------------------------------------------------------
     def process(self, document: NoteDocument, note: NoteText) -> ProcessedNote:
         text = note.text[: self.max_note_chars]
         key = NoteKey(document.reference, document.version, note.attachment, content_hash(text))
         with self._lock:
-            return self.cache.get_or_compute(key, lambda: process_doc(self.nlp(text), self.modifier_finder, self.wordforms))
+            return self.cache.get_or_compute(key, lambda: process_doc(self._doc(text), self.modifier_finder, self.wordforms))
+
+    def _doc(self, text: str) -> Doc:
+        """`self.nlp(text)`, its components given the text rather than joining it from the tokens."""
+        return self.nlp(with_text(self.nlp.make_doc(text), text))
 
     def _matcher(self, terms: Sequence[TargetTerm]) -> TermMatcher:
         key = tuple(terms)

@@ -6,10 +6,13 @@ from bisect import bisect_right
 from dataclasses import dataclass, replace
 from operator import attrgetter
 
+import numpy as np
+from spacy.attrs import IS_SPACE
 from spacy.tokens import Doc
 
 from .abbreviations import AbbreviationUse, doc_abbreviations
 from .context import ModifierFinder, ScopedModifier
+from .doc_text import doc_text
 from .sections import SectionSpan, doc_sections, sentence_section_flags
 from .wordforms import KeyedDoc, WordForms
 
@@ -61,11 +64,11 @@ def process_doc(doc: Doc, modifier_finder: ModifierFinder, wordforms: WordForms)
     """Read sentences, sections and ConText cues out of a doc the cached pipeline has run on."""
     sections = doc_sections(doc)
     starts = [s.title_start for s in sections]
-    text = doc.text
+    text = doc_text(doc)
     sentences: list[SentenceSpan] = []
-    token_sentence = [-1] * len(doc)
+    token_sentence = np.full(len(doc), -1, dtype=np.int64)
     for sent in doc.sents:
-        raw = sent.text
+        raw = text[sent.start_char:sent.end_char]  # Span.text walks its tokens; the slice is the same
         stripped = raw.strip()
         if not stripped:
             continue
@@ -76,11 +79,11 @@ def process_doc(doc: Doc, modifier_finder: ModifierFinder, wordforms: WordForms)
         heading = section is not None and section.title_start <= start and end <= section.title_end
         index = len(sentences)
         sentences.append(SentenceSpan(start, end, section.category if section else None, heading))
-        for token in sent:
-            if not token.is_space:
-                token_sentence[token.i] = index
+        token_sentence[sent.start:sent.end] = index  # white space is set back to -1 below, in one step
         assert text[start:end] == stripped
+    if len(doc):
+        token_sentence[doc.to_array(IS_SPACE) == 1] = -1
     flags = sentence_section_flags([(s.section, s.is_heading, text[s.start:s.end]) for s in sentences])
     sentences = [replace(s, section_flags=f) for s, f in zip(sentences, flags, strict=True)]
-    return ProcessedNote(doc, text, tuple(sentences), sections, tuple(token_sentence), modifier_finder.find(doc),
+    return ProcessedNote(doc, text, tuple(sentences), sections, tuple(token_sentence.tolist()), modifier_finder.find(doc),
                          wordforms.keyed(doc, doc.vocab), doc_abbreviations(doc))

@@ -18,8 +18,12 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+from spacy.attrs import IDX, IS_SPACE, LENGTH, SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc
+
+from .doc_text import doc_text
 
 __all__ = ["CAPS_HEADING", "MAX_SENTENCE_TOKENS", "SPLITTERS", "add_sentence_splitter", "silence_pyrush"]
 
@@ -33,37 +37,51 @@ _SOFT_BREAKS = frozenset(",;")
 # reads sections with the same pattern.
 CAPS_HEADING = r"(?:(?<=^)|(?<=\n)|(?<=[,.;:])|(?<=\s\s))\s*(?P<t>[A-Z][A-Z0-9 /&()'\-]{1,60}[A-Z)])\s*:"
 _CAPS_HEADING = re.compile(CAPS_HEADING)
+_NEWLINE = re.compile(r"[\n\r]")
 
 
 @Language.component("medeventgraph_line_breaks")
 def line_breaks(doc: Doc) -> Doc:
     """Mark sentence starts at line breaks that are not soft wraps (runs after the sentencizer)."""
-    prev_line_last = ""  # last character of the previous line
-    line_first = ""  # first character of the current line
-    after_break = False
-    for token in doc:
-        if token.is_space:
-            if "\n" in token.text or "\r" in token.text:
-                after_break = True
-            continue
-        if after_break and token.i > 0:
-            wrapped = (
-                prev_line_last not in _TERMINAL
-                and line_first != "#"
-                and token.text[:1].islower()
-            )
-            if not wrapped:
-                token.is_sent_start = True
-        if after_break or token.i == 0:
-            line_first = token.text[:1]
-        after_break = False
-        prev_line_last = token.text[-1:]
+    if len(doc):
+        _line_starts(doc)
     _heading_breaks(doc)
     return doc
 
 
+def _line_starts(doc: Doc) -> None:
+    """A word after a line break starts a sentence unless it wraps the line before: the previous
+    word ends without terminal punctuation, the line before does not start with '#', and the word
+    starts in lower case. Read from the token arrays and the text, visiting only the words that
+    start a line (line breaks are always in white-space tokens: the tokenizer splits at white space)."""
+    text = doc_text(doc)
+    arr = doc.to_array([IS_SPACE, IDX, LENGTH]).astype(np.int64)
+    space, idx, length = arr[:, 0] == 1, arr[:, 1], arr[:, 2]
+    breaks = np.zeros(len(doc), dtype=np.int64)  # 1 at each white-space token holding a line break
+    at = np.searchsorted(idx, np.array([m.start() for m in _NEWLINE.finditer(text)], dtype=np.int64),
+                         side="right") - 1
+    breaks[at[space[at]]] = 1
+    words = np.flatnonzero(~space)
+    if not len(words):
+        return
+    seen = np.cumsum(breaks)[words]  # line breaks up to each word
+    after_break = np.diff(seen, prepend=0) > 0
+    first_chars = idx.tolist()
+    ends = (idx + length - 1).tolist()
+    word_list = words.tolist()
+    line_first = ""  # first character of the current line
+    for k in np.flatnonzero(after_break | (words == 0)).tolist():
+        i = word_list[k]
+        first = text[first_chars[i]]
+        if after_break[k] and i > 0:
+            prev_line_last = text[ends[word_list[k - 1]]] if k > 0 else ""
+            if prev_line_last in _TERMINAL or line_first == "#" or not first.islower():
+                doc[i].is_sent_start = True
+        line_first = first
+
+
 def _heading_breaks(doc: Doc) -> None:
-    for m in _CAPS_HEADING.finditer(doc.text):
+    for m in _CAPS_HEADING.finditer(doc_text(doc)):
         title = doc.char_span(m.start("t"), m.end("t"), alignment_mode="expand")
         if title is not None:
             title[0].is_sent_start = True
@@ -78,6 +96,8 @@ def sentence_cap(doc: Doc) -> Doc:
 def _cap_sentences(doc: Doc, max_tokens: int) -> None:
     """Start a new sentence after at most `max_tokens` non-space tokens, preferably after a
     comma or semicolon in the last quarter of the window (one pass: linear in the doc)."""
+    if not _any_longer(doc, max_tokens):
+        return  # the usual note: no sentence to cut, so no Token need be made
     count = 0
     soft: int | None = None  # token index just after the latest comma/semicolon in this sentence
     for token in doc:
@@ -93,6 +113,17 @@ def _cap_sentences(doc: Doc, max_tokens: int) -> None:
             soft = None
         if token.text in _SOFT_BREAKS and token.i + 1 < len(doc):
             soft = token.i + 1
+
+
+def _any_longer(doc: Doc, max_tokens: int) -> bool:
+    """Whether some sentence holds more than `max_tokens` non-space tokens, read from the doc's
+    arrays; sentences are counted as `_cap_sentences` counts them (a start at token 0 starts none)."""
+    if not len(doc):
+        return False
+    starts = doc.to_array(SENT_START) == 1
+    starts[0] = False
+    words = doc.to_array(IS_SPACE) == 0
+    return int(np.bincount(np.cumsum(starts), weights=words).max()) > max_tokens
 
 
 def silence_pyrush() -> None:

@@ -18,11 +18,12 @@ from medeventgraph.model.settings import Settings
 __all__ = ["create_app", "run", "serving"]
 
 
-def create_app(settings: Settings) -> FastAPI:
+def create_app(settings: Settings, *, warm: bool = False) -> FastAPI:
+    """The CDS Hooks service with the SMART routes; `warm` as for cds_hooks.create_app (`run` warms)."""
     from medeventgraph.cds_hooks import create_app as create_cds_app
     from medeventgraph.smart.launch import install_smart
 
-    app = create_cds_app(settings)
+    app = create_cds_app(settings, warm=warm)
     app.title = "MedEventGraph service (CDS Hooks + SMART launch)"
     install_smart(app, settings)
     return app
@@ -34,7 +35,7 @@ def run(host: str, port: int, settings: Settings) -> None:
 
     configure_service_logging()  # httpx/httpcore at WARNING: their INFO lines carry FHIR URLs
     # access_log off: request lines carry patient ids, launch ids and authorization codes
-    uvicorn.run(create_app(settings), host=host, port=port, access_log=False, log_level="info")
+    uvicorn.run(create_app(settings, warm=True), host=host, port=port, access_log=False, log_level="info")
 
 
 @contextmanager
