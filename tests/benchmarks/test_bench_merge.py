@@ -43,3 +43,11 @@ def test_merge_keeps_unmeasured_sections_with_their_commit(bench):
     run_bench._merge(again, result, ["nlp"])  # a section keeps the commit it was measured at
     assert again["section_environment"]["html"]["commit"] == "old"
     assert again["section_environment"]["hook"]["commit"] == "new"
+
+
+def test_first_call_line_says_what_start_up_paid(bench) -> None:
+    _, report = bench
+    old = report._first_call({"first_call_after_start_seconds": 4.4})
+    assert "imports, pipeline set-up" in old and "4.40 s" in old
+    warmed = report._first_call({"first_call_after_start_seconds": 2.2, "start_up_seconds": 9.1})
+    assert "Start-up" in warmed and "9.10 s" in warmed and "2.20 s" in warmed and "pipeline set-up)" not in warmed
