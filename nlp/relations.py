@@ -18,6 +18,7 @@ from typing import Literal
 from medeventgraph.model.packaged import packaged_built
 
 from .narrative import PLACEMENT_RULES, Placement, note_layout, phase_order, told_order
+from .present_state import BOTH_CURRENT, both_current
 from .values import find_values
 
 __all__ = ["StatedOrder", "find_order", "find_relation", "is_placement"]
@@ -76,7 +77,7 @@ class StatedOrder:
 def is_placement(rule_id: str) -> bool:
     """Is this relation read from where the note places the two mentions (the order of telling,
     the past history) rather than from a cue? Such a basis supports an order, never refutes one."""
-    return rule_id in PLACEMENT_RULES
+    return rule_id in PLACEMENT_RULES or rule_id == BOTH_CURRENT
 
 
 def find_relation(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOrder | None:
@@ -89,7 +90,7 @@ def find_relation(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOr
         found = find_order(text, a, b)
         if found is not None:
             return found
-    placed = told_order(text, a, b) or phase_order(text, a, b)
+    placed = told_order(text, a, b) or both_current(text, a, b) or phase_order(text, a, b)
     return None if placed is None else _from_placement(text, placed)
 
 
@@ -117,6 +118,8 @@ def _from_placement(text: str, p: Placement) -> StatedOrder:
 
 def rule_states_overlap(rule_id: str) -> bool:
     """Does this order rule state an overlap (not an order)? Read from the rule data."""
+    if rule_id == BOTH_CURRENT:
+        return True
     rule = _load_order_rules().by_id(rule_id)
     return rule is not None and rule.order == "overlap"
 

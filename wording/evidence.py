@@ -24,7 +24,8 @@ _CUE = re.compile(r"\(stated: '(.+)'\)\s*$")
 # How a note relates two events (core.stated's rule kinds), as the evidence line's label.
 _RELATION_LABELS = {"relation:told-in-order": "Note tells them in this order",
                     "relation:history-before-episode": "Note tells one as past history",
-                    "relation:earlier-section": "Note tells them in this order"}
+                    "relation:earlier-section": "Note tells them in this order",
+                    "relation:both-current": "Note tells both as current"}
 _BASIS = re.compile(r"\((told [^()]*)\)\s*$")
 
 

@@ -67,6 +67,7 @@ class StatedItem:
         """Where the order comes from, in words: "stated: 'subsequently'", "told in this order in
         the hospital course", "told as past history: 'status post'"."""
         from medeventgraph.nlp.narrative import EARLIER_SECTION, HISTORY_FIRST, TOLD_IN_ORDER
+        from medeventgraph.nlp.present_state import BOTH_CURRENT
 
         cue = " ".join(self.cue.split())
         if self.rule == TOLD_IN_ORDER:
@@ -75,6 +76,8 @@ class StatedItem:
             return f"told as past history: '{cue}'"
         if self.rule == EARLIER_SECTION:
             return f"told in the {cue.lower()}, an earlier part of the story"
+        if self.rule == BOTH_CURRENT:
+            return f"told as current when the note was written: '{cue}'"
         return f"stated: '{cue}'"
 
     @property
@@ -120,17 +123,28 @@ def find_stated(query: VerificationQuery, items: Iterable, documents: Mapping[st
                     continue
                 spans = {a.occurrence: (a.source.start, a.source.end), b.occurrence: (b.source.start, b.source.end)}
                 found = find_relation(text, spans[a.occurrence], spans[b.occurrence])
-                if found is None:
+                if found is None or not _ends_take_part(found.rule, a, b):
                     continue
                 a_first = found.earlier == spans[a.occurrence]
                 earlier, later = (a, b) if a_first else (b, a)
                 events = (r.source, r.target) if a_first else (r.target, r.source)
                 item = StatedItem(
-                    _cue_id(a.source.reference, attachment, found.cue_start, found.cue_end) + f"/{earlier.occurrence}",
+                    _cue_id(a.source.reference, attachment, found.cue_start, found.cue_end)
+                    + f"/{earlier.occurrence}/{later.occurrence}",
                     a.source.reference, attachment, earlier.occurrence, later.occurrence, events[0], events[1],
                     found.earlier, found.later, found.cue_start, found.cue_end, found.cue, found.rule)
                 out.setdefault(item.id, item)
     return [out[k] for k in sorted(out)]
+
+
+def _ends_take_part(rule: str, a, b) -> bool:
+    """A present-state overlap says the two events hold now: both mentions must be affirmed,
+    current and certain ("possible pneumonia" on the assessment holds nothing)."""
+    from medeventgraph.nlp.present_state import BOTH_CURRENT
+
+    if rule != BOTH_CURRENT:
+        return True
+    return all(i.assertion.affirmed_current and not i.assertion.uncertain for i in (a, b))
 
 
 def check_stated(item: StatedItem, query: VerificationQuery, items: Mapping[str, object],
@@ -145,7 +159,7 @@ def check_stated(item: StatedItem, query: VerificationQuery, items: Mapping[str,
         return False
     related = any({r.source, r.target} == {item.earlier_event, item.later_event} for r in query.relations)
     earlier, later = items.get(item.earlier), items.get(item.later)
-    if not related or earlier is None or later is None:
+    if not related or earlier is None or later is None or not _ends_take_part(item.rule, earlier, later):
         return False
     for ev, it, span in ((item.earlier_event, earlier, item.earlier_span), (item.later_event, later, item.later_span)):
         src = it.source  # type: ignore[attr-defined]
@@ -221,7 +235,8 @@ def stated_comparison(r: RelationSpec, source: str, target: str, stated: Mapping
     if r.type is RelationType.OVERLAPS:
         hit = stated.get((source, target)) or stated.get((target, source))
         if hit is not None and hit.overlap:
-            return Comparison(Timing.COMPATIBLE, f"stated overlap: '{hit.cue}' at {hit.citation}"), hit
+            words = f"overlap {hit.basis}" if hit.placement else f"stated overlap: '{hit.cue}'"
+            return Comparison(Timing.COMPATIBLE, f"{words} at {hit.citation}"), hit
         return None
     pair = _before_pair(r, source, target)
     assert pair is not None

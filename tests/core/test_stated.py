@@ -260,3 +260,38 @@ def test_a_placement_is_in_the_bundle_and_rechecked_by_the_contract(note_pipelin
                    replace(placed, earlier=placed.later, later=placed.earlier,
                            earlier_span=placed.later_span, later_span=placed.earlier_span)):
         assert not check_stated(forged, q, items, index.documents)
+
+
+def test_one_placement_orders_an_earlier_mention_before_each_later_one(note_pipeline):
+    """One heading places one earlier mention before two later mentions: both orders are kept
+    (each its own bundle item), so when the first later mention is planned, the second decides."""
+    from medeventgraph.core.discover.admit import admit
+    from medeventgraph.core.discover.exhaustive import ground_all, simple_discovery
+
+    text = ("HISTORY OF PRESENT ILLNESS: She presented with right flank pain.  We recommended a nephrectomy.,"
+            "OPERATIVE FINDINGS: The nephrectomy was uneventful.")
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    q = _overlap_query("right flank pain", "condition", "nephrectomy", "procedure", "before")
+    bundle = admit(index, q, simple_discovery(index, q, settings, ground_all(index, q)).candidates)
+    later = sorted(s.later_span for s in bundle.stated)
+    assert len(later) == 2 and len({s.id for s in bundle.stated}) == 2
+    v = verify_query(index, q, settings)
+    assert v.verdict.value == "supported", v.relations[0].explanation
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("CURRENT MEDICATIONS: Coumadin 5 mg daily.,ASSESSMENT: Atrial fibrillation.", "supported"),
+    ("HOSPITAL COURSE: She remains on Coumadin.,ASSESSMENT: Atrial fibrillation.", "supported"),
+    # a hedged problem holds nothing now; a stopped drug is not taken now
+    ("CURRENT MEDICATIONS: Coumadin 5 mg daily.,ASSESSMENT: Possible atrial fibrillation.", "insufficient"),
+    ("CURRENT MEDICATIONS: Coumadin, not taking at this point.,ASSESSMENT: Atrial fibrillation.", "insufficient"),
+])
+def test_both_current_when_written_supports_overlaps_only(note_pipeline, text, expected):
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    v = verify_query(index, _overlap_query("atrial fibrillation", "condition", "coumadin", "medication"), settings)
+    assert v.verdict.value == expected, v.relations[0].explanation
+    if expected == "supported":
+        assert "told as current when the note was written" in v.relations[0].explanation
+        for rel in ("before", "after"):
+            q = _overlap_query("atrial fibrillation", "condition", "coumadin", "medication", rel)
+            assert verify_query(index, q, settings).verdict.value != "supported"

@@ -1,0 +1,92 @@
+"""Two mentions that both hold when the note is written: an overlap read from the note's present.
+
+A note tells some events as its story (a history, a hospital course) and others as the state of
+the patient at the time of writing: the assessment's problems, the examination's findings, the
+labs on the chart, the medications the patient is on, and any clause that says so ("is on
+Coumadin", "remains on the ventilator", "currently receiving TPN"). Two affirmed mentions that
+both hold at the time of writing hold together: their intervals intersect at that time. That is
+an `overlaps` relation, and only that: it says nothing about which began first.
+
+A mention's sentence that tells past events, steps back in time or states a time of its own is
+not the present, whatever its section ("Assessment: she was treated for pneumonia in 2019").
+Pure functions of the note text (resources/present_state_rules.json), so the evidence contract
+re-reads every placement from the text; whether each mention is affirmed, certain and current is
+the contract's to check from the items (core/evidence/stated.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from medeventgraph.model.packaged import packaged_built
+
+from .narrative import NoteLayout, Placement, note_layout
+
+__all__ = ["BOTH_CURRENT", "both_current", "present_basis"]
+
+BOTH_CURRENT = "both-current"
+
+
+@dataclass(frozen=True, slots=True)
+class _PresentRules:
+    roles: frozenset[str]  # sections that state the patient's present (assessment, examination, labs ...)
+    words: re.Pattern[str]  # words right before a mention that state it holds now ("is on", "remains on")
+    reach: int  # characters before a mention the present words may stand
+    past: re.Pattern[str]  # a sentence that tells the past: its mentions are not the present, whatever the section
+
+
+@cache
+def _rules() -> _PresentRules:
+    return packaged_built("medeventgraph.nlp", "present_state_rules.json", _build)
+
+
+def _build(raw: dict) -> _PresentRules:
+    from .rules import load_section_specs
+
+    known = {s.category for s in load_section_specs()}
+    roles = frozenset(str(r) for r in raw["present_roles"])
+    if roles - known:
+        raise ValueError(f"present_state_rules.json: unknown section roles {sorted(roles - known)}")
+    words = "|".join(f"(?:{w})" for w in raw["present_words"])
+    # The words, then at most a few words of the mention's own phrase, and no clause break.
+    pattern = re.compile(rf"\b(?P<cue>{words})\b(?:\s+(?!and\b|but\b|was\b|were\b|had\b)[\w/'-]+){{0,{int(raw['words_between'])}}}\s*$",
+                         re.IGNORECASE)
+    past = re.compile("|".join(f"(?:{w})" for w in raw["past_words"]), re.IGNORECASE)
+    return _PresentRules(roles, pattern, int(raw["reach"]), past)
+
+
+def present_basis(text: str, span: tuple[int, int], layout: NoteLayout | None = None) -> tuple[int, int] | None:
+    """What states that the mention at `span` holds when the note is written: the present words
+    before it ("is on"), else the title of the present-state section it stands in; None when the
+    note tells it as past, or says nothing of its present."""
+    layout = layout or note_layout(text)
+    rules = _rules()
+    index = layout.sentence_at(span[0])
+    if index is None:
+        return None
+    sentence = layout.sentences[index]
+    lead = text[max(sentence.start, span[0] - rules.reach):span[0]]
+    m = rules.words.search(lead)
+    if m is not None:
+        offset = span[0] - len(lead)
+        return offset + m.start("cue"), offset + m.end("cue")
+    if rules.past.search(text[sentence.start:sentence.end]) or layout.role(index) not in rules.roles:
+        return None
+    heading = layout.sections[sentence.section]
+    return heading.title_start, heading.title_end
+
+
+def both_current(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement | None:
+    """Both mentions hold when the note is written (an overlap); the cue is the later-told
+    mention's basis (its present words, or its section's title). None unless both hold."""
+    if a == b:
+        return None
+    layout = note_layout(text)
+    basis_a, basis_b = present_basis(text, a, layout), present_basis(text, b, layout)
+    if basis_a is None or basis_b is None:
+        return None
+    first, second = sorted((a, b))
+    cue = basis_b if second == b else basis_a
+    return Placement(first, second, cue[0], cue[1], BOTH_CURRENT)
