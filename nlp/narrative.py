@@ -35,6 +35,7 @@ from .sentences import CAPS_HEADING
 __all__ = [
     "EARLIER_SECTION",
     "HISTORY_FIRST",
+    "PAST_BEFORE_PRESENT",
     "PHASE_CUE",
     "PLACEMENT_RULES",
     "TOLD_IN_ORDER",
@@ -59,6 +60,9 @@ class _NarrativeRules:
     history_cue: re.Pattern[str]  # words before a mention that place it in the patient's past
     history_reach: int  # characters before a mention a history cue may stand
     phases: dict[str, float]  # section role -> its phase in the note's story (0: the past)
+    after_history_roles: frozenset[str]  # present-state sections: after the past, unordered against the rest
+    past_time: re.Pattern[str]  # a time stated in a sentence that puts what it tells in the patient's past
+    stay_roles: frozenset[str]  # sections telling the stay: a date there may be the stay's own
     phase_cues: tuple[tuple[float, re.Pattern[str]], ...]  # words in a sentence that set its phase
     subheadings: frozenset[str]  # titles that continue the section they stand in ("HEENT:")
     title_words: tuple[tuple[re.Pattern[str], str], ...]  # words that name the role of another title
@@ -80,7 +84,8 @@ def _words(raw: dict, key: str) -> re.Pattern[str]:
 
 def _narrative_rules(raw: dict) -> _NarrativeRules:
     known = {s.category for s in load_section_specs()}
-    roles = {key: frozenset(str(r) for r in raw[key]) for key in ("narrative_roles", "history_roles")}
+    roles = {key: frozenset(str(r) for r in raw[key])
+             for key in ("narrative_roles", "history_roles", "after_history_roles", "stay_roles")}
     phases = {str(k): float(v) for k, v in raw["phases"].items()}
     named = {str(w["role"]) for w in raw["title_words"]}
     unknown = sorted(r for v in (*roles.values(), phases, named) for r in v if r not in known)
@@ -92,7 +97,8 @@ def _narrative_rules(raw: dict) -> _NarrativeRules:
                           _words(raw, "past"), _words(raw, "turns_back"), _words(raw, "states_time"),
                           _words(raw, "recent_time"),
                           _history_cue(raw["history_cue"], int(raw["history_words_between"])),
-                          int(raw["history_reach"]), phases, cues,
+                          int(raw["history_reach"]), phases, roles["after_history_roles"],
+                          _words(raw, "past_time"), roles["stay_roles"], cues,
                           frozenset(" ".join(str(t).lower().split()) for t in raw["subheadings"]),
                           tuple((re.compile(str(w["words"]), re.IGNORECASE), str(w["role"])) for w in raw["title_words"]))
 
@@ -216,7 +222,8 @@ TOLD_IN_ORDER = "told-in-order"
 HISTORY_FIRST = "history-before-episode"
 EARLIER_SECTION = "earlier-section"  # the earlier mention's section tells an earlier part of the story
 PHASE_CUE = "phase-cue"  # words place the earlier mention ("preoperatively") before the other's part
-PLACEMENT_RULES = (TOLD_IN_ORDER, HISTORY_FIRST, EARLIER_SECTION, PHASE_CUE)
+PAST_BEFORE_PRESENT = "past-before-present"  # the patient's past before what a present-state section names
+PLACEMENT_RULES = (TOLD_IN_ORDER, HISTORY_FIRST, EARLIER_SECTION, PHASE_CUE, PAST_BEFORE_PRESENT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,6 +276,11 @@ def phase_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement 
     pa, pb = _phase(text, layout, rules, a), _phase(text, layout, rules, b)
     if pa is None or pb is None or pa[0] == pb[0]:
         return None
+    if pa[0] is None or pb[0] is None:  # a present-state section: after the past, and only the past
+        (rank, cue, _, earlier), (_, _, dated, later) = ((*pa, a), (*pb, b)) if pb[0] is None else ((*pb, b), (*pa, a))
+        if rank != 0 or dated:
+            return None
+        return Placement(earlier, later, cue[0], cue[1], PAST_BEFORE_PRESENT)
     (rank, cue, _, earlier), (_, _, dated, later) = sorted(((*pa, a), (*pb, b)))
     if rank == 0 and dated:
         return None  # a presentation told with a time of its own, or as past: the history may be later
@@ -278,9 +290,11 @@ def phase_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement 
 
 
 def _phase(text: str, layout: NoteLayout, rules: _NarrativeRules, span: tuple[int, int]
-           ) -> tuple[float, tuple[int, int], bool] | None:
+           ) -> tuple[float | None, tuple[int, int], bool] | None:
     """The mention's phase, the words that place it there (a cue, or its section's title), and
-    whether its sentence states a time of its own or steps back in time."""
+    whether its sentence states a time of its own or steps back in time. Phase None: a
+    present-state section (an assessment), which comes after the past and is not ordered
+    against the rest of the story."""
     index = layout.sentence_at(span[0])
     if index is None:
         return None
@@ -296,10 +310,15 @@ def _phase(text: str, layout: NoteLayout, rules: _NarrativeRules, span: tuple[in
     heading = layout.sections[sentence.section] if sentence.section >= 0 else None
     if role in rules.history_roles and heading is not None:
         return 0.0, (heading.title_start, heading.title_end), dated
+    m = rules.past_time.search(said) if role not in rules.stay_roles else None
+    if m is not None:
+        return 0.0, (sentence.start + m.start(), sentence.start + m.end()), dated
     for rank, cue in rules.phase_cues:
         m = cue.search(said)
         if m is not None:
             return rank, (sentence.start + m.start(), sentence.start + m.end()), dated
+    if heading is not None and role in rules.after_history_roles:
+        return None, (heading.title_start, heading.title_end), dated
     if role not in rules.phases or heading is None:
         return None
     return rules.phases[role], (heading.title_start, heading.title_end), dated

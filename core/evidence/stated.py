@@ -27,7 +27,7 @@ from datetime import timedelta
 from medeventgraph.core.evidence.timing import MIN_TIME, Comparison, Span, Timing
 from medeventgraph.core.query.model import RelationSpec, RelationType, VerificationQuery
 from medeventgraph.core.query.verdict import FailureType
-from medeventgraph.model.occurrence import NoteDocument, Origin
+from medeventgraph.model.occurrence import Kind, NoteDocument, Origin
 
 __all__ = ["StatedItem", "check_stated", "find_stated", "stated_comparison", "stated_counter"]
 
@@ -66,7 +66,12 @@ class StatedItem:
     def basis(self) -> str:
         """Where the order comes from, in words: "stated: 'subsequently'", "told in this order in
         the hospital course", "told as past history: 'status post'"."""
-        from medeventgraph.nlp.narrative import EARLIER_SECTION, HISTORY_FIRST, TOLD_IN_ORDER
+        from medeventgraph.nlp.narrative import (
+            EARLIER_SECTION,
+            HISTORY_FIRST,
+            PAST_BEFORE_PRESENT,
+            TOLD_IN_ORDER,
+        )
         from medeventgraph.nlp.present_state import BOTH_CURRENT
 
         cue = " ".join(self.cue.split())
@@ -74,6 +79,8 @@ class StatedItem:
             return f"told in this order in the {cue.lower()}"
         if self.rule == HISTORY_FIRST:
             return f"told as past history: '{cue}'"
+        if self.rule == PAST_BEFORE_PRESENT:
+            return f"told as past history: '{cue}', before the present state"
         if self.rule == EARLIER_SECTION:
             return f"told in the {cue.lower()}, an earlier part of the story"
         if self.rule == BOTH_CURRENT:
@@ -123,10 +130,12 @@ def find_stated(query: VerificationQuery, items: Iterable, documents: Mapping[st
                     continue
                 spans = {a.occurrence: (a.source.start, a.source.end), b.occurrence: (b.source.start, b.source.end)}
                 found = find_relation(text, spans[a.occurrence], spans[b.occurrence])
-                if found is None or not _ends_take_part(found.rule, a, b):
+                if found is None:
                     continue
                 a_first = found.earlier == spans[a.occurrence]
                 earlier, later = (a, b) if a_first else (b, a)
+                if not _ends_take_part(found.rule, earlier, later):
+                    continue
                 events = (r.source, r.target) if a_first else (r.target, r.source)
                 item = StatedItem(
                     _cue_id(a.source.reference, attachment, found.cue_start, found.cue_end)
@@ -137,14 +146,19 @@ def find_stated(query: VerificationQuery, items: Iterable, documents: Mapping[st
     return [out[k] for k in sorted(out)]
 
 
-def _ends_take_part(rule: str, a, b) -> bool:
+def _ends_take_part(rule: str, earlier, later) -> bool:
     """A present-state overlap says the two events hold now: both mentions must be affirmed,
-    current and certain ("possible pneumonia" on the assessment holds nothing)."""
+    current and certain ("possible pneumonia" on the assessment holds nothing). The past before
+    a present state: a procedure an assessment names is a state it left ("a nonhealing
+    amputation"), its act in the past, so it is not the present end."""
+    from medeventgraph.nlp.narrative import PAST_BEFORE_PRESENT
     from medeventgraph.nlp.present_state import BOTH_CURRENT
 
-    if rule != BOTH_CURRENT:
-        return True
-    return all(i.assertion.affirmed_current and not i.assertion.uncertain for i in (a, b))
+    if rule == BOTH_CURRENT:
+        return all(i.assertion.affirmed_current and not i.assertion.uncertain for i in (earlier, later))
+    if rule == PAST_BEFORE_PRESENT:
+        return later.kind is not Kind.PROCEDURE
+    return True
 
 
 def check_stated(item: StatedItem, query: VerificationQuery, items: Mapping[str, object],

@@ -295,3 +295,19 @@ def test_both_current_when_written_supports_overlaps_only(note_pipeline, text, e
         for rel in ("before", "after"):
             q = _overlap_query("atrial fibrillation", "condition", "coumadin", "medication", rel)
             assert verify_query(index, q, settings).verdict.value != "supported"
+
+
+@pytest.mark.parametrize(("text", "first", "first_kind", "second", "second_kind", "expected"), [
+    ("HISTORY OF PRESENT ILLNESS: He had a colonoscopy in 2011.,IMPRESSION: Diverticulitis.",
+     "colonoscopy", "procedure", "diverticulitis", "condition", "supported"),
+    # a procedure an assessment names is the state it left, its act in the past: no order from it
+    ("HISTORY OF PRESENT ILLNESS: He had a colonoscopy in 2011.,IMPRESSION: Infected gastrostomy tube placement.",
+     "colonoscopy", "procedure", "gastrostomy tube placement", "procedure", "insufficient"),
+])
+def test_the_past_before_the_present_state_end_to_end(note_pipeline, text, first, first_kind, second, second_kind,
+                                                       expected):
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    v = verify_query(index, _overlap_query(first, first_kind, second, second_kind, "before"), settings)
+    assert v.verdict.value == expected, v.relations[0].explanation
+    if expected == "supported":
+        assert "told as past history: 'in 2011', before the present state" in v.relations[0].explanation

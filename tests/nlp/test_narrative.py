@@ -8,6 +8,7 @@ import pytest
 from medeventgraph.nlp.narrative import (
     EARLIER_SECTION,
     HISTORY_FIRST,
+    PAST_BEFORE_PRESENT,
     PHASE_CUE,
     TOLD_IN_ORDER,
     note_layout,
@@ -140,3 +141,40 @@ def test_a_stated_change_orders_its_values(text, earlier, later):
 ])
 def test_a_continuing_state_is_not_told_in_order(text):
     assert told_order(text, span(text, "ancomycin"), span(text, "rash")) is None
+
+
+@pytest.mark.parametrize(("text", "past", "present", "cue"), [
+    # a past history before what the assessment names
+    ("PAST MEDICAL HISTORY: ,Breast cancer treated with radiation.,ASSESSMENT: ,Radiation pneumonitis.",
+     "radiation", "Radiation pneumonitis", "PAST MEDICAL HISTORY"),
+    # a year the sentence states puts its event in the patient's past
+    (("HISTORY OF PRESENT ILLNESS: ,She had a colonoscopy in 2011 that showed diverticula.,"
+     "IMPRESSION: ,Diverticulitis."), "colonoscopy", "Diverticulitis", "in 2011"),
+    ("HISTORY: ,He was treated for endocarditis three years ago.,DIAGNOSES: ,Aortic regurgitation.",
+     "endocarditis", "Aortic regurgitation", "three years ago"),
+    ("HISTORY OF PRESENT ILLNESS: ,Her knee was replaced back in 04/2015.,ASSESSMENT: ,Prosthetic joint infection.",
+     "knee was replaced", "Prosthetic joint infection", "back in 04/2015"),
+])
+def test_the_past_before_what_an_assessment_names(text, past, present, cue):
+    placed = phase_order(text, span(text, present), span(text, past))
+    assert placed is not None and placed.rule == PAST_BEFORE_PRESENT
+    assert (placed.earlier, placed.later) == (span(text, past), span(text, present))
+    assert text[placed.cue_start:placed.cue_end] == cue
+    found = find_relation(text, span(text, past), span(text, present))
+    assert found is not None and check_order(text, found)
+
+
+@pytest.mark.parametrize(("text", "first", "second"), [
+    # an assessment is not ordered against the presentation or the stay: only after the past
+    ("HISTORY OF PRESENT ILLNESS: ,She presented with fever.,ASSESSMENT: ,Pneumonia.", "fever", "Pneumonia"),
+    ("HOSPITAL COURSE: ,She received ceftriaxone.,ASSESSMENT: ,Drug rash.", "ceftriaxone", "Drug rash"),
+    # a date the stay's own narrative states may be the stay's: it does not make a past
+    ("HOSPITAL COURSE: ,A CT was done in 2016 showing a mass.,ASSESSMENT: ,Lung mass.", "CT", "Lung mass"),
+    # the present-state mention told in the past, with a time of its own, is not the present
+    ("PAST MEDICAL HISTORY: ,Asthma.,ASSESSMENT: ,She had pneumonia last year.", "Asthma", "pneumonia"),
+    # a day's date in the history may be the current episode's: no past from it
+    ("HISTORY OF PRESENT ILLNESS: ,On 03/02/2015 a biopsy was done.,ASSESSMENT: ,Pneumothorax.",
+     "biopsy", "Pneumothorax"),
+])
+def test_no_past_before_present(text, first, second):
+    assert phase_order(text, span(text, first), span(text, second)) is None
