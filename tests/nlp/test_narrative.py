@@ -178,3 +178,12 @@ def test_the_past_before_what_an_assessment_names(text, past, present, cue):
 ])
 def test_no_past_before_present(text, first, second):
     assert phase_order(text, span(text, first), span(text, second)) is None
+
+
+@pytest.mark.parametrize("title", ["CURRENT HISTORY", "INTERIM HISTORY", "HISTORY OF ILLNESS"])
+def test_other_titles_of_the_present_illness_tell_in_order(title):
+    text = (f"{title}: ,An 80-year-old man with two days of confusion.  He was admitted and given "
+            "intravenous antibiotics.,DIAGNOSES: ,Urinary tract infection.")
+    assert note_layout(text).sections[0].role == "history_of_present_illness"
+    placed = told_order(text, span(text, "antibiotics"), span(text, "confusion"))
+    assert placed is not None and placed.earlier == span(text, "confusion")
