@@ -311,3 +311,13 @@ def test_the_past_before_the_present_state_end_to_end(note_pipeline, text, first
     assert v.verdict.value == expected, v.relations[0].explanation
     if expected == "supported":
         assert "told as past history: 'in 2011', before the present state" in v.relations[0].explanation
+
+
+def test_a_hedged_end_gives_no_stated_relation(note_pipeline):
+    """'Possible GI bleed, continue Coumadin': the cue relates the two, but one end is only possible."""
+    index, settings = _index_of(note_pipeline, _with_text("Possible GI bleed, continue Coumadin."), "mts-1430")
+    v = verify_query(index, _overlap_query("gi bleed", "condition", "coumadin", "medication"), settings)
+    assert v.verdict.value != "supported"
+    index, settings = _index_of(note_pipeline, _with_text("GI bleed, continue Coumadin."), "mts-1430")
+    v = verify_query(index, _overlap_query("gi bleed", "condition", "coumadin", "medication"), settings)
+    assert v.verdict.value == "supported"
