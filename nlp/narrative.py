@@ -64,6 +64,8 @@ class _NarrativeRules:
     past_time: re.Pattern[str]  # a time stated in a sentence that puts what it tells in the patient's past
     stay_roles: frozenset[str]  # sections telling the stay: a date there may be the stay's own
     phase_cues: tuple[tuple[float, re.Pattern[str]], ...]  # words in a sentence that set its phase
+    state_after: re.Pattern[str]  # words right after a mention telling how its state went on ("has improved")
+    state_before: re.Pattern[str]  # words right before a mention telling the same ("persistent")
     subheadings: frozenset[str]  # titles that continue the section they stand in ("HEENT:")
     title_words: tuple[tuple[re.Pattern[str], str], ...]  # words that name the role of another title
 
@@ -98,7 +100,8 @@ def _narrative_rules(raw: dict) -> _NarrativeRules:
                           _words(raw, "recent_time"),
                           _history_cue(raw["history_cue"], int(raw["history_words_between"])),
                           int(raw["history_reach"]), phases, roles["after_history_roles"],
-                          _words(raw, "past_time"), roles["stay_roles"], cues,
+                          _words(raw, "past_time"), roles["stay_roles"], cues, _words(raw, "state_after"),
+                          _words(raw, "state_before"),
                           frozenset(" ".join(str(t).lower().split()) for t in raw["subheadings"]),
                           tuple((re.compile(str(w["words"]), re.IGNORECASE), str(w["role"])) for w in raw["title_words"]))
 
@@ -253,16 +256,36 @@ def told_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement |
     told = [text[s.start:s.end] for s in layout.sentences[i:j + 1]]
     if not (rules.past.search(told[0]) and rules.past.search(told[-1])):
         return None
-    if rules.turns_back.search(told[-1]):
-        return None  # the later event is told as having come first
+    if rules.turns_back.search(told[-1]) or _goes_on(text, rules, second):
+        return None  # the later event is told as having come first, or as a state that went on from before
     timed = [bool(rules.states_time.search(t) or rules.recent_time.search(t)) for t in told]
     if timed[-1] and not timed[0]:
         return None  # the later event states its own time: that decides, the telling does not
-    if any(rules.states_time.search(t) for t in told[1:-1]) and not (timed[0] and timed[-1]):
-        return None  # a date told on the way may set the frame of what follows; where both ends state
-        # their times, the times decide and the telling only orders what they leave open
+    if any(_opens_with_time(rules, t) for t in told[1:-1]) and not (timed[0] and timed[-1]):
+        return None  # a time that opens a sentence on the way ("In 2015, ...") may set the frame of what
+        # follows; one inside a sentence ("the last panel on 12/5/2003 showed ...") dates its own clause.
+        # Where both ends state their times, the times decide and the telling only orders what they leave open
     heading = layout.sections[section]
     return Placement(first, second, heading.title_start, heading.title_end, TOLD_IN_ORDER)
+
+
+_STATE_REACH = 40  # characters around a mention where words tell how its state went on
+
+
+def _goes_on(text: str, rules: _NarrativeRules, span: tuple[int, int]) -> bool:
+    """Is the mention told as a state that went on ("his weakness has much improved", "persistent
+    fever") rather than as an event that began?"""
+    before, after = text[max(0, span[0] - _STATE_REACH):span[0]], text[span[1]:span[1] + _STATE_REACH]
+    return bool(rules.state_before.search(before) or rules.state_after.search(after))
+
+
+_OPENING_WORDS = 4  # words at the start of a sentence where a time sets the frame of what follows
+
+
+def _opens_with_time(rules: _NarrativeRules, sentence: str) -> bool:
+    """Does a stated time open this sentence ("In 2015, she ...", "Three days later ...")?"""
+    m = rules.states_time.search(sentence)
+    return m is not None and len(sentence[:m.start()].split()) < _OPENING_WORDS
 
 
 def phase_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement | None:

@@ -189,3 +189,26 @@ def test_other_titles_of_the_present_illness(title):
     assert told is None  # the first sentence tells no past event
     placed = find_relation(text, span(text, "antibiotics"), span(text, "confusion"))
     assert placed is not None and placed.rule == EARLIER_SECTION and placed.earlier == span(text, "confusion")
+
+
+def test_a_time_inside_a_sentence_on_the_way_dates_only_its_clause():
+    inside = ("HOSPITAL COURSE: ,She was given ceftriaxone.  Her last culture on 3/2/2019 grew E. coli.  "
+              "She developed a rash.")
+    placed = told_order(inside, span(inside, "rash"), span(inside, "ceftriaxone"))
+    assert placed is not None and placed.earlier == span(inside, "ceftriaxone")
+    opening = ("HOSPITAL COURSE: ,She was given ceftriaxone.  In 2019 she had a culture that grew E. coli.  "
+               "She developed a rash.")
+    assert told_order(opening, span(opening, "rash"), span(opening, "ceftriaxone")) is None
+
+
+@pytest.mark.parametrize("later", [
+    "Her rash has much improved.",
+    "The rash resolved.",
+    "She had persistent rash.",
+    "There was improvement in her rash.",
+])
+def test_a_state_that_went_on_is_not_told_after(later):
+    text = f"HOSPITAL COURSE: ,She was given ceftriaxone.  {later}"
+    assert told_order(text, span(text, "ceftriaxone"), span(text, "rash")) is None
+    began = "HOSPITAL COURSE: ,She was given ceftriaxone.  She developed a rash that improved."
+    assert told_order(began, span(began, "ceftriaxone"), span(began, "rash")) is not None
