@@ -368,3 +368,16 @@ def test_uncertainty_and_its_clause(pipeline, sentence, expected):
 def test_a_drug_not_taken_is_negated(pipeline):
     occs = pipeline.mentions([make_note("Vancomycin, not taking at this point.")], AKI_TERMS)
     assert [o.assertion.negated for o in occs] == [True]
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    # the negation denies the reaction; the event after "to his" / "from the" / "with the" took place
+    ("She had no reaction to her vancomycin.", {"vancomycin": False}),
+    ("There was no AKI after the vancomycin.", {"AKI": True, "vancomycin": False}),
+    ("No improvement with the vancomycin.", {"vancomycin": False}),
+    # without the determiner nothing is presupposed
+    ("No AKI or pneumonia.", {"AKI": True, "pneumonia": True}),
+])
+def test_an_event_named_after_his_or_the_is_presupposed(pipeline, sentence, expected):
+    occs = pipeline.mentions([make_note(sentence)], AKI_TERMS)
+    assert {o.extra_value("literal"): o.assertion.negated for o in occs} == expected
