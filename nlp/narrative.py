@@ -63,6 +63,7 @@ class _NarrativeRules:
     after_history_roles: frozenset[str]  # present-state sections: after the past, unordered against the rest
     past_time: re.Pattern[str]  # a time stated in a sentence that puts what it tells in the patient's past
     stay_roles: frozenset[str]  # sections telling the stay: a date there may be the stay's own
+    diagnosis_roles: frozenset[str]  # lists of diagnoses: what they name is a state (a procedure there: its result)
     phase_cues: tuple[tuple[float, re.Pattern[str]], ...]  # words in a sentence that set its phase
     state_after: re.Pattern[str]  # words right after a mention telling how its state went on ("has improved")
     state_before: re.Pattern[str]  # words right before a mention telling the same ("persistent")
@@ -87,7 +88,7 @@ def _words(raw: dict, key: str) -> re.Pattern[str]:
 def _narrative_rules(raw: dict) -> _NarrativeRules:
     known = {s.category for s in load_section_specs()}
     roles = {key: frozenset(str(r) for r in raw[key])
-             for key in ("narrative_roles", "history_roles", "after_history_roles", "stay_roles")}
+             for key in ("narrative_roles", "history_roles", "after_history_roles", "stay_roles", "diagnosis_roles")}
     phases = {str(k): float(v) for k, v in raw["phases"].items()}
     named = {str(w["role"]) for w in raw["title_words"]}
     unknown = sorted(r for v in (*roles.values(), phases, named) for r in v if r not in known)
@@ -100,7 +101,7 @@ def _narrative_rules(raw: dict) -> _NarrativeRules:
                           _words(raw, "recent_time"),
                           _history_cue(raw["history_cue"], int(raw["history_words_between"])),
                           int(raw["history_reach"]), phases, roles["after_history_roles"],
-                          _words(raw, "past_time"), roles["stay_roles"], cues, _words(raw, "state_after"),
+                          _words(raw, "past_time"), roles["stay_roles"], roles["diagnosis_roles"], cues, _words(raw, "state_after"),
                           _words(raw, "state_before"),
                           frozenset(" ".join(str(t).lower().split()) for t in raw["subheadings"]),
                           tuple((re.compile(str(w["words"]), re.IGNORECASE), str(w["role"])) for w in raw["title_words"]))
@@ -309,6 +310,8 @@ def phase_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement 
         return None  # a presentation told with a time of its own, or as past: the history may be later
     by_heading = any(cue == (h.title_start, h.title_end) for h in layout.sections)
     rule = HISTORY_FIRST if rank == 0 else EARLIER_SECTION if by_heading else PHASE_CUE
+    if rank == 0 and layout.role(layout.sentence_at(later[0])) in rules.diagnosis_roles:
+        rule = PAST_BEFORE_PRESENT  # a list of diagnoses names states: the contract weighs what it names
     return Placement(earlier, later, cue[0], cue[1], rule)
 
 
@@ -340,8 +343,10 @@ def _phase(text: str, layout: NoteLayout, rules: _NarrativeRules, span: tuple[in
         m = cue.search(said)
         if m is not None:
             return rank, (sentence.start + m.start(), sentence.start + m.end()), dated
-    if heading is not None and role in rules.after_history_roles:
-        return None, (heading.title_start, heading.title_end), dated
-    if role not in rules.phases or heading is None:
+    if heading is None:
         return None
-    return rules.phases[role], (heading.title_start, heading.title_end), dated
+    if role in rules.phases:
+        return rules.phases[role], (heading.title_start, heading.title_end), dated
+    if role in rules.after_history_roles:
+        return None, (heading.title_start, heading.title_end), dated
+    return None

@@ -212,3 +212,20 @@ def test_a_state_that_went_on_is_not_told_after(later):
     assert told_order(text, span(text, "ceftriaxone"), span(text, "rash")) is None
     began = "HOSPITAL COURSE: ,She was given ceftriaxone.  She developed a rash that improved."
     assert told_order(began, span(began, "ceftriaxone"), span(began, "rash")) is not None
+
+
+def test_an_admission_diagnosis_is_the_presentation():
+    text = ("ADMISSION DIAGNOSIS: ,Community-acquired pneumonia.,HOSPITAL COURSE: ,She was given ceftriaxone.,"
+            "DISCHARGE DIAGNOSIS: ,Pneumonia, resolved.")
+    assert [s.role for s in note_layout(text).sections] == ["admission_diagnosis", "hospital_course", "assessment"]
+    placed = phase_order(text, span(text, "ceftriaxone"), span(text, "Community-acquired pneumonia"))
+    assert placed is not None and placed.rule == EARLIER_SECTION
+    assert placed.earlier == span(text, "Community-acquired pneumonia")
+    # a discharge diagnosis is not ordered against the stay
+    assert phase_order(text, span(text, "ceftriaxone"), span(text, "Pneumonia, resolved")) is None
+
+
+def test_the_past_before_a_diagnosis_list_is_weighed_by_the_contract():
+    text = "PAST SURGICAL HISTORY: ,Appendectomy.,PREOPERATIVE DIAGNOSIS: ,Nonhealing amputation stump."
+    placed = phase_order(text, span(text, "amputation"), span(text, "Appendectomy"))
+    assert placed is not None and placed.rule == PAST_BEFORE_PRESENT
