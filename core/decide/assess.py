@@ -130,9 +130,7 @@ def structure(bundle: EvidenceBundle) -> Structure:
                                                 for i in bundle.items})
     grounding = {e.id: [i for i in by_event[e.id] if grounds(i)] for e in query.events}
     missing = [e for e, items in grounding.items() if not items]
-    # A hedged mention ("possible pneumonia") may ground its event, but an order or overlap read
-    # from the words needs both events told as having happened: a hedged end counts for nothing.
-    grounded = {i.occurrence: grounds(i) and not i.assertion.uncertain for i in bundle.items}
+    grounded = {i.occurrence: grounds(i) for i in bundle.items}
     stated = {(s.earlier, s.later): s for s in bundle.stated if grounded.get(s.earlier) and grounded.get(s.later)}
 
     chain, findings, complete = _best_chain(query.relations, grounding, spans, stated)
