@@ -46,6 +46,7 @@ class PhraseRules:
     initialisms: dict[str, str]  # "prbc" -> "packed red blood cell"
     synonym_sets: tuple[tuple[frozenset[str], tuple[str, ...]], ...]  # (qualifiers, the words that tell them)
     modifier_words: frozenset[str] = frozenset()
+    linking: tuple[tuple[str, ...], ...] = ()  # "status post", "s/p": as words, lower case
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PhraseRules:
@@ -55,7 +56,8 @@ class PhraseRules:
                    tuple(sorted(forms.items(), key=lambda kv: -len(kv[0]))), tuple(data["ectomy_actions"]),
                    {k.lower(): v.lower() for k, v in data.get("initialisms", {}).items()},
                    tuple((frozenset(s["qualifiers"]), tuple(s["words"])) for s in data.get("synonym_sets", ())),
-                   frozenset(data.get("modifier_words", ())))
+                   frozenset(data.get("modifier_words", ())),
+                   tuple(tuple(w.lower() for w, _, _ in _words_of(p)) for p in data.get("linking_phrases", ())))
 
 
 @cache
@@ -230,10 +232,24 @@ def _is_break(words: Sequence[tuple[str, int, int]], j: int, text: str, rules: P
     return word in rules.break_marks or word.lower() in rules.break_words
 
 
+def _linked(words: Sequence[tuple[str, int, int]], rules: PhraseRules) -> frozenset[int]:
+    """Indices of the words of linking phrases ("status post", "s/p") in a text's words."""
+    if not rules.linking:
+        return frozenset()
+    lowers = [w.lower() for w, _, _ in words]
+    out: set[int] = set()
+    for phrase in rules.linking:
+        n = len(phrase)
+        out.update(k for i in range(len(lowers) - n + 1) if tuple(lowers[i:i + n]) == phrase for k in range(i, i + n))
+    return frozenset(out)
+
+
 def _window(words: Sequence[tuple[str, int, int]], i: int, slots: tuple[frozenset[str], ...],
-            stems: Stems, rules: PhraseRules, text: str) -> tuple[int, tuple[tuple[int, int], ...], set[int]] | None:
+            stems: Stems, rules: PhraseRules, text: str, linked: frozenset[int] = frozenset()
+            ) -> tuple[int, tuple[tuple[int, int], ...], set[int]] | None:
     """From word i on: the first word index that fills the last open slot, the pieces, and the
-    slots the last piece filled."""
+    slots the last piece filled. A word of a linking phrase (`linked`) fills no slot and is
+    not counted."""
     open_slots = set(range(len(slots)))
     pieces: list[tuple[int, int]] = []
     extra = 0
@@ -242,7 +258,7 @@ def _window(words: Sequence[tuple[str, int, int]], i: int, slots: tuple[frozense
         lower = word.lower()
         if _is_break(words, j, text, rules):
             return None
-        if not word[0].isalnum() or lower in rules.function_words:
+        if not word[0].isalnum() or lower in rules.function_words or j in linked:
             continue
         have = stems.of(word)
         filled = [k for k in open_slots if slots[k] & have]
@@ -280,9 +296,10 @@ def find_phrases(text: str, slots: PhraseSlots, stems: Stems, offset: int = 0) -
     """Non-overlapping shortest finds of the slots in one sentence's text, in text order."""
     rules = load_phrase_rules()
     words = _words_of(text)
+    linked = _linked(words, rules)
     found: list[tuple[int, int, tuple[tuple[int, int], ...]]] = []
     for i in range(len(words)):
-        w = _window(words, i, slots.slots, stems, rules, text)
+        w = _window(words, i, slots.slots, stems, rules, text, linked)
         if w is not None and not _modifies_another(words, w[0], w[2], slots, rules):
             j, pieces, _ = w
             found.append((words[i][1], words[j][2], pieces))
@@ -308,5 +325,6 @@ def check_phrase(cited: str, event_text: str, pieces: tuple[tuple[int, int], ...
     if slots is None or slots.dropped != dropped:
         return False
     words = _words_of(cited)
-    window = _window(words, 0, slots.slots, stems, load_phrase_rules(), cited)
+    rules = load_phrase_rules()
+    window = _window(words, 0, slots.slots, stems, rules, cited, _linked(words, rules))
     return window is not None and words[window[0]][2] == len(cited) and window[1] == pieces

@@ -46,6 +46,11 @@ def _found(event: str, sentence: str) -> list[str]:
     ("low platelets", "His platelets fell to 40 after heparin.", "platelets fell"),
     ("ANC 900", "Her ANC on discharge was 900.", "ANC on discharge was 900"),
     ("Tylenol No. 3", "Discharged on Tylenol No. 3 as needed.", "Tylenol No. 3"),
+    # "status post" / "s/p" attach a procedure to the condition (and its site) named before it
+    ("carotid stent placement", "Carotid artery stenosis, status post stent placement in 2015.",
+     "Carotid artery stenosis, status post stent placement"),
+    ("right breast carcinoma excision", "Right breast carcinoma s/p wide local excision.",
+     "Right breast carcinoma s/p wide local excision"),
 ])
 def test_split_and_reordered_events_are_found(event: str, sentence: str, words: str) -> None:
     assert _found(event, sentence) == [words]
@@ -65,6 +70,8 @@ def test_split_and_reordered_events_are_found(event: str, sentence: str, words: 
     ("tracheostomy", "The tube was removed."),  # an '-ostomy' or unknown '-ectomy' word is only itself
     ("thrombectomy", "The catheter was removed."),
     ("balloon dilation", "A balloon dilator was prepared."),  # the instrument is not the act
+    # a linking phrase counts no words only where its words stand together
+    ("carotid stent placement", "Carotid artery stenosis, status unclear post stent placement."),
 ])
 def test_words_not_told_together_are_no_phrase(event: str, sentence: str) -> None:
     assert _found(event, sentence) == []
