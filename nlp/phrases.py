@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
 
@@ -47,6 +47,7 @@ class PhraseRules:
     synonym_sets: tuple[tuple[frozenset[str], tuple[str, ...]], ...]  # (qualifiers, the words that tell them)
     modifier_words: frozenset[str] = frozenset()
     linking: tuple[tuple[str, ...], ...] = ()  # "status post", "s/p": as words, lower case
+    word_parts: dict[str, str] = field(default_factory=dict)  # "desaturation" -> "decreased saturation"
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PhraseRules:
@@ -57,7 +58,8 @@ class PhraseRules:
                    {k.lower(): v.lower() for k, v in data.get("initialisms", {}).items()},
                    tuple((frozenset(s["qualifiers"]), tuple(s["words"])) for s in data.get("synonym_sets", ())),
                    frozenset(data.get("modifier_words", ())),
-                   tuple(tuple(w.lower() for w, _, _ in _words_of(p)) for p in data.get("linking_phrases", ())))
+                   tuple(tuple(w.lower() for w, _, _ in _words_of(p)) for p in data.get("linking_phrases", ())),
+                   {k.lower(): v.lower() for k, v in data.get("word_parts", {}).items()})
 
 
 @cache
@@ -76,6 +78,7 @@ class Stems:
         self._rules = rules
         self._memo: dict[str, frozenset[str]] = {}
         self._cues: dict[frozenset[str], tuple[str, ...]] = {}
+        self._parts = {self.stem(k): v for k, v in rules.word_parts.items()}  # by the word's stem: every form
 
     def stem(self, lower: str) -> str:
         if lower[:1].isdigit():
@@ -98,8 +101,8 @@ class Stems:
         found = self._memo.get(word)
         if found is None:
             lower = word.lower()
-            found = frozenset({self.stem(lower)}) | self._ectomy(lower) | (self._spelled(lower) if _capitals(word)
-                                                                            else frozenset())
+            found = (frozenset({self.stem(lower)}) | self._ectomy(lower) | self._told_by_parts(lower)
+                     | (self._spelled(lower) if _capitals(word) else frozenset()))
             if len(self._memo) < _MAX_STEMS:
                 self._memo[word] = found
         return found
@@ -114,7 +117,20 @@ class Stems:
     def fills_many(self, word: str) -> bool:
         """An '-ectomy' word (organ and act) or a short form (its long form's words) fills several slots."""
         lower = word.lower()
-        return lower.endswith(("ectomy", "ectomies")) or (_capitals(word) and self.initialism(lower) is not None)
+        return (lower.endswith(("ectomy", "ectomies")) or (_capitals(word) and self.initialism(lower) is not None)
+                or self.parts(lower) is not None)
+
+    def parts(self, lower: str) -> tuple[str, ...] | None:
+        """The words a note may tell this word by ("desaturated": decreased, saturation), if listed."""
+        if not self._parts or not lower.isalpha() or len(lower) < 3:
+            return None
+        found = self._parts.get(self.stem(lower))
+        return None if found is None else tuple(w for w, _, _ in _words_of(found)
+                                                if w.isalpha() and w not in self._rules.function_words)
+
+    def _told_by_parts(self, lower: str) -> frozenset[str]:
+        parts = self.parts(lower)
+        return frozenset(self.stem(w) for w in parts) if parts else frozenset()
 
     def qualifier(self, lower: str) -> frozenset[str] | None:
         """The stems that tell a change a query states by this qualifier ("elevated": rose, raised ...)."""
@@ -164,6 +180,12 @@ class Stems:
             own = self.stem(lower)
             return [frozenset({self.stem(w), own}) for w, _, _ in _words_of(long)
                     if w.isalpha() and w not in self._rules.function_words]
+        parts = self.parts(lower)
+        if parts is not None:  # each part, or the word itself in any form; the first part may be a qualifier
+            own = self.stem(lower)
+            slots = [frozenset({self.stem(w), own}) for w in parts]
+            qualifier = self.qualifier(parts[0]) if len(parts) > 1 else None
+            return [slots[0] | qualifier, *slots[1:]] if qualifier is not None else slots
         if not lower.endswith(("ectomy", "ectomies")):
             return [self.of(word)]
         root = lower[: lower.rindex("ectom")]

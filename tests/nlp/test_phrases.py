@@ -46,6 +46,10 @@ def _found(event: str, sentence: str) -> list[str]:
     ("low platelets", "His platelets fell to 40 after heparin.", "platelets fell"),
     ("ANC 900", "Her ANC on discharge was 900.", "ANC on discharge was 900"),
     ("Tylenol No. 3", "Discharged on Tylenol No. 3 as needed.", "Tylenol No. 3"),
+    # a word told by its parts (word_parts), both ways
+    ("oxygen desaturation", "Overnight his oxygen saturations fell to 84%.", "oxygen saturations fell"),
+    ("desaturation", "During the transfer her saturation decreased to 88%.", "saturation decreased"),
+    ("low oxygen saturation", "Brief oxygen desaturation with feeds.", "oxygen desaturation"),
     # "status post" / "s/p" attach a procedure to the condition (and its site) named before it
     ("carotid stent placement", "Carotid artery stenosis, status post stent placement in 2015.",
      "Carotid artery stenosis, status post stent placement"),
@@ -70,6 +74,7 @@ def test_split_and_reordered_events_are_found(event: str, sentence: str, words: 
     ("tracheostomy", "The tube was removed."),  # an '-ostomy' or unknown '-ectomy' word is only itself
     ("thrombectomy", "The catheter was removed."),
     ("balloon dilation", "A balloon dilator was prepared."),  # the instrument is not the act
+    ("oxygen desaturation", "Her oxygen saturation was 98% and stable."),  # a part is not the word
     # a linking phrase counts no words only where its words stand together
     ("carotid stent placement", "Carotid artery stenosis, status unclear post stent placement."),
 ])
