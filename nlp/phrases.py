@@ -27,8 +27,8 @@ from medeventgraph.model.packaged import packaged_built
 
 from .wordforms import WordForms
 
-__all__ = ["PhraseFind", "PhraseRules", "PhraseSlots", "Stems", "check_phrase", "find_phrases", "load_phrase_rules",
-           "phrase_slots", "shared_stems"]
+__all__ = ["NamedSlots", "PhraseFind", "PhraseRules", "PhraseSlots", "Stems", "check_phrase", "find_phrases",
+           "load_phrase_rules", "named_at", "named_splits", "phrase_slots", "shared_stems"]
 
 _WORD = re.compile(r"[A-Za-z]+|\d+(?:[.,]\d+)*|[^\sA-Za-z0-9]")
 _MAX_STEMS = 200_000  # memoised words: note vocabularies are unbounded
@@ -244,6 +244,7 @@ class PhraseFind:
     end: int
     pieces: tuple[tuple[int, int], ...]  # the words that fill the slots, in text order
     dropped: tuple[str, ...] = ()
+    named: tuple[int, int] | None = None  # where the note names the left-out words with their noun (NamedSlots)
 
 
 def _is_break(words: Sequence[tuple[str, int, int]], j: int, text: str, rules: PhraseRules) -> bool:
@@ -335,18 +336,127 @@ def find_phrases(text: str, slots: PhraseSlots, stems: Stems, offset: int = 0) -
 
 
 def check_phrase(cited: str, event_text: str, pieces: tuple[tuple[int, int], ...], dropped: tuple[str, ...],
-                 stems: Stems | None = None) -> bool:
+                 stems: Stems | None = None, *, named: tuple[int, int] | None = None,
+                 preceding: str | None = None) -> bool:
     """Do these words of the cited text (offsets relative to it) make the event's phrase? The
     cited text runs from the first piece to the last and holds no break; the pieces fill every
     slot; the other content words are at most `max_extra`; the left-out words are droppable
-    words of the event. Pure: what the contract re-checks."""
+    words of the event, or (`named`, at note offsets) leading words the note's text before the
+    cited words (`preceding`) names with the noun the pieces leave bare (`named_at`). Pure: what
+    the contract re-checks."""
     stems = stems or shared_stems()
     if not pieces or pieces[0][0] != 0 or pieces[-1][1] != len(cited):
         return False
-    slots = phrase_slots(event_text, stems, drop=bool(dropped))
-    if slots is None or slots.dropped != dropped:
-        return False
+    split = None
+    if named is not None:
+        split = next((s for s in named_splits(event_text, stems) if s.dropped == dropped), None)
+        if split is None or preceding is None:
+            return False
+        slots: PhraseSlots | None = split.rest
+    else:
+        slots = phrase_slots(event_text, stems, drop=bool(dropped))
+        if slots is None or slots.dropped != dropped:
+            return False
     words = _words_of(cited)
     rules = load_phrase_rules()
     window = _window(words, 0, slots.slots, stems, rules, cited, _linked(words, rules))
-    return window is not None and words[window[0]][2] == len(cited) and window[1] == pieces
+    if window is None or words[window[0]][2] != len(cited) or window[1] != pieces:
+        return False
+    if split is None:
+        return True
+    shift = len(preceding or "")
+    return named_at((preceding or "") + cited, tuple((s + shift, e + shift) for s, e in pieces), split, stems) == named
+
+
+# -- leading words the note names once with their noun, then leaves out ------------------------
+# "Type 1 diabetes, insulin pump. ... she had a pump malfunction" tells "insulin pump malfunction":
+# the note names the insulin pump, then calls it "the pump". Read as a definite reference: the
+# noun where the phrase is found stands bare (no other word before it), the nearest earlier
+# naming of the noun with words before it names it with exactly the left-out words (in any
+# order: "ureteral double-J stent" for "double-J ureteral stent"), and every mention of the noun
+# between the two stands bare too, so no other kind of it ("a feeding pump") came in between.
+
+
+@dataclass(frozen=True, slots=True)
+class NamedSlots:
+    """An event text split at its noun: the leading words the note may leave out, the rest."""
+
+    rest: PhraseSlots  # the slots from the noun on, as found in the clause
+    left: tuple[frozenset[str], ...]  # one slot per left-out word
+    noun: frozenset[str]
+    dropped: tuple[str, ...]  # the left-out words, lower case, as the event writes them
+
+
+def named_splits(text: str, stems: Stems) -> list[NamedSlots]:
+    """Every split of an event text into leading words and a noun with at least one word after
+    it, fewest leading words first; only plain words (one slot each) before and at the noun."""
+    rules = load_phrase_rules()
+    content = [w for w, _, _ in _words_of(text) if w[0].isalnum() and w.lower() not in rules.function_words]
+    out = []
+    for k in range(1, len(content) - 1):
+        if any(stems.fills_many(w) or len(stems.slots_of(w)) != 1 for w in content[:k + 1]):
+            break
+        rest = phrase_slots(" ".join(content[k:]), stems)
+        if rest is not None:
+            out.append(NamedSlots(rest, tuple(stems.of(w) for w in content[:k]), stems.of(content[k]),
+                                  tuple(w.lower() for w in content[:k])))
+    return out
+
+
+def _before(words: Sequence[tuple[str, int, int]], i: int, rules: PhraseRules) -> int | None:
+    """The index of the word written right before word i, through joiners ("J-stent": J); None
+    when a mark or nothing comes before it."""
+    j = i - 1
+    while j >= 0 and words[j][0] in ("-", "/"):
+        j -= 1
+    if j < 0 or (j == i - 1 and not words[j][0][0].isalnum()):
+        return None
+    return j if words[j][0][0].isalnum() else None
+
+
+def _bare(words: Sequence[tuple[str, int, int]], i: int, rules: PhraseRules) -> bool:
+    """No word modifies this noun: a mark, a function word or a count stands before it."""
+    j = _before(words, i, rules)
+    return j is None or words[j][0].lower() in rules.function_words or words[j][0][0].isdigit()
+
+
+def _names_it(words: Sequence[tuple[str, int, int]], i: int, split: NamedSlots, stems: Stems,
+              rules: PhraseRules) -> int | None:
+    """The index of the first left-out word, when the words right before noun i are exactly
+    the left-out words (one each, any order)."""
+    open_slots = set(range(len(split.left)))
+    at = i
+    while open_slots:
+        j = _before(words, at, rules)
+        if j is None:
+            return None
+        filled = [k for k in open_slots if split.left[k] & stems.of(words[j][0])]
+        if not filled:
+            return None
+        open_slots.discard(filled[0])
+        at = j
+    return at
+
+
+def named_at(text: str, pieces: tuple[tuple[int, int], ...], split: NamedSlots, stems: Stems | None = None
+             ) -> tuple[int, int] | None:
+    """Where `text` (a note up to the find's last piece) names the left-out words with the noun
+    that the find's words leave bare, or None. Pure: what the contract re-checks."""
+    stems = stems or shared_stems()
+    rules = load_phrase_rules()
+    if not pieces:
+        return None
+    words = _words_of(text[:pieces[-1][1]])
+    index = {start: i for i, (_, start, _) in enumerate(words)}
+    noun = next((index.get(s) for s, e in pieces if stems.of(text[s:e]) & split.noun), None)
+    if noun is None or not _bare(words, noun, rules):
+        return None
+    for i in range(noun - 1, -1, -1):
+        if not (words[i][0][0].isalpha() and stems.of(words[i][0]) & split.noun):
+            continue
+        first = _names_it(words, i, split, stems, rules)
+        if first is not None:
+            return words[first][1], words[i][2]
+        if not _bare(words, i, rules):
+            return None  # the noun named with other words in between: another kind of it
+    return None

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 from medeventgraph.model.occurrence import Kind
 from medeventgraph.nlp import TargetTerm
-from medeventgraph.nlp.phrases import check_phrase, find_phrases, phrase_slots, shared_stems
+from medeventgraph.nlp.phrases import (
+    check_phrase,
+    find_phrases,
+    named_at,
+    named_splits,
+    phrase_slots,
+    shared_stems,
+)
 
 from .conftest import make_note
 
@@ -137,3 +144,55 @@ def test_the_notes_quick_test_keeps_every_form_that_fills_a_slot(pipeline, event
     short form and a synonym of a qualifier still fill theirs."""
     term = TargetTerm(event, event, Kind.PROCEDURE, "query")
     assert [text[m.source.start:m.source.end] for m in pipeline.mentions([make_note(text)], [term])] == [words]
+
+
+def _named(event: str, text: str) -> list[tuple[str, str]]:
+    """(the words found, the words that name the left-out ones) for the fewest left out."""
+    for split in named_splits(event, STEMS):
+        found = [(f, named_at(text, f.pieces, split, STEMS)) for f in find_phrases(text, split.rest, STEMS)]
+        out = [(text[f.start:f.end], text[n[0]:n[1]]) for f, n in found if n is not None]
+        if out:
+            return out
+    return []
+
+
+@pytest.mark.parametrize(("event", "text", "found"), [
+    ("insulin pump malfunction", "Diabetes on an insulin pump. In May the pump malfunctioned.",
+     [("pump malfunctioned", "insulin pump")]),
+    ("AV fistula placement", "Reason: thrombosed AV fistula. The fistula was placed in 2019.",
+     [("fistula was placed", "AV fistula")]),
+    # the note names the leading words in its own order, joined or not
+    ("double-J ureteral stent placement", "Drains: a ureteral double-J stent. Then the stent was placed.",
+     [("stent was placed", "ureteral double-J stent")]),
+])
+def test_leading_words_named_earlier_may_be_left_out(event: str, text: str, found: list) -> None:
+    assert _named(event, text) == found
+
+
+@pytest.mark.parametrize(("event", "text"), [
+    # the noun where the phrase is found is another kind of it
+    ("insulin pump malfunction", "Diabetes on an insulin pump. In May her feeding pump malfunctioned."),
+    # another kind of the noun named in between
+    ("insulin pump malfunction", "Diabetes on an insulin pump. She also has a feeding pump. The pump malfunctioned."),
+    # named only after the phrase: no earlier naming to refer to
+    ("insulin pump malfunction", "In May the pump malfunctioned. She has an insulin pump."),
+    # not named with exactly the left-out words
+    ("left ureteral stent placement", "A right ureteral stent is in place. The stent was placed in May."),
+])
+def test_leading_words_not_named_for_that_noun_are_not_left_out(event: str, text: str) -> None:
+    assert _named(event, text) == []
+
+
+def test_check_reads_the_named_words_again() -> None:
+    text = "Diabetes on an insulin pump. In May the pump malfunctioned."
+    [split] = named_splits("insulin pump malfunction", STEMS)
+    [found] = find_phrases(text, split.rest, STEMS)
+    cited, preceding = text[found.start:found.end], text[:found.start]
+    pieces = tuple((s - found.start, e - found.start) for s, e in found.pieces)
+    named = named_at(text, found.pieces, split, STEMS)
+    assert named == (15, 27)
+    assert check_phrase(cited, "insulin pump malfunction", pieces, ("insulin",), named=named, preceding=preceding)
+    assert not check_phrase(cited, "insulin pump malfunction", pieces, ("insulin",), named=(0, 8), preceding=preceding)
+    assert not check_phrase(cited, "insulin pump malfunction", pieces, ("insulin",), named=named, preceding=None)
+    assert not check_phrase(cited, "insulin pump malfunction", pieces, ("insulin",), named=named,
+                            preceding=preceding.replace("insulin", "feeding"))
