@@ -48,6 +48,7 @@ class PhraseRules:
     modifier_words: frozenset[str] = frozenset()
     linking: tuple[tuple[str, ...], ...] = ()  # "status post", "s/p": as words, lower case
     word_parts: dict[str, str] = field(default_factory=dict)  # "desaturation" -> "decreased saturation"
+    organ_adjectives: dict[str, str] = field(default_factory=dict)  # "ureteral" -> "ureter", "renal" -> "kidney"
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PhraseRules:
@@ -59,7 +60,8 @@ class PhraseRules:
                    tuple((frozenset(s["qualifiers"]), tuple(s["words"])) for s in data.get("synonym_sets", ())),
                    frozenset(data.get("modifier_words", ())),
                    tuple(tuple(w.lower() for w, _, _ in _words_of(p)) for p in data.get("linking_phrases", ())),
-                   {k.lower(): v.lower() for k, v in data.get("word_parts", {}).items()})
+                   {k.lower(): v.lower() for k, v in data.get("word_parts", {}).items()},
+                   {k.lower(): v.lower() for k, v in data.get("organ_adjectives", {}).items()})
 
 
 @cache
@@ -79,6 +81,11 @@ class Stems:
         self._memo: dict[str, frozenset[str]] = {}
         self._cues: dict[frozenset[str], tuple[str, ...]] = {}
         self._parts = {self.stem(k): v for k, v in rules.word_parts.items()}  # by the word's stem: every form
+        self._organs: dict[str, frozenset[str]] = {}  # an organ's adjective and its noun: one slot
+        for adjective, noun in rules.organ_adjectives.items():
+            pair = frozenset({self.stem(adjective), self.stem(noun)})
+            for form in pair:
+                self._organs[form] = self._organs.get(form, frozenset()) | pair
 
     def stem(self, lower: str) -> str:
         if lower[:1].isdigit():
@@ -101,8 +108,9 @@ class Stems:
         found = self._memo.get(word)
         if found is None:
             lower = word.lower()
-            found = (frozenset({self.stem(lower)}) | self._ectomy(lower) | self._told_by_parts(lower)
-                     | (self._spelled(lower) if _capitals(word) else frozenset()))
+            own = self.stem(lower)
+            found = (frozenset({own}) | self._organs.get(own, frozenset()) | self._ectomy(lower)
+                     | self._told_by_parts(lower) | (self._spelled(lower) if _capitals(word) else frozenset()))
             if len(self._memo) < _MAX_STEMS:
                 self._memo[word] = found
         return found

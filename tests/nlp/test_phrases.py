@@ -53,6 +53,10 @@ def _found(event: str, sentence: str) -> list[str]:
     ("low platelets", "His platelets fell to 40 after heparin.", "platelets fell"),
     ("ANC 900", "Her ANC on discharge was 900.", "ANC on discharge was 900"),
     ("Tylenol No. 3", "Discharged on Tylenol No. 3 as needed.", "Tylenol No. 3"),
+    # an organ's adjective and its noun fill each other's slot
+    ("ureteral ligation", "The left ureter was then ligated with silk.", "ureter was then ligated"),
+    ("renal biopsy", "A core biopsy of the kidney was obtained.", "biopsy of the kidney"),
+    ("heart catheterization", "She underwent cardiac catheterization in May.", "cardiac catheterization"),
     # a word told by its parts (word_parts), both ways
     ("oxygen desaturation", "Overnight his oxygen saturations fell to 84%.", "oxygen saturations fell"),
     ("desaturation", "During the transfer her saturation decreased to 88%.", "saturation decreased"),
@@ -82,6 +86,8 @@ def test_split_and_reordered_events_are_found(event: str, sentence: str, words: 
     ("thrombectomy", "The catheter was removed."),
     ("balloon dilation", "A balloon dilator was prepared."),  # the instrument is not the act
     ("oxygen desaturation", "Her oxygen saturation was 98% and stable."),  # a part is not the word
+    # an adjective that also names another part is not paired: a femoral artery is no femur's
+    ("femoral artery puncture", "The femur was fractured and the artery was punctured."),
     # a linking phrase counts no words only where its words stand together
     ("carotid stent placement", "Carotid artery stenosis, status unclear post stent placement."),
 ])
