@@ -138,6 +138,8 @@ def build_occurrence(draft: MentionDraft, copied_from: str | None) -> Occurrence
         extra += [("phrase_term", term.literal), ("phrase_pieces", phrase_pieces(draft.phrase))]
         if draft.phrase.dropped:
             extra.append(("phrase_without", " ".join(draft.phrase.dropped)))
+        if draft.phrase.named is not None:
+            extra.append(("phrase_named", "{}-{}".format(*draft.phrase.named)))
     if term.kind is None:
         extra.append(("kind", "unspecified"))
     extra.extend(("alt_concept", t.concept) for t in dict.fromkeys(draft.terms[1:]) if t.concept != term.concept)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
 
@@ -27,8 +27,8 @@ from medeventgraph.model.packaged import packaged_built
 
 from .wordforms import WordForms
 
-__all__ = ["PhraseFind", "PhraseRules", "PhraseSlots", "Stems", "check_phrase", "find_phrases", "load_phrase_rules",
-           "phrase_slots", "shared_stems"]
+__all__ = ["NamedSlots", "PhraseFind", "PhraseRules", "PhraseSlots", "Stems", "check_phrase", "find_phrases",
+           "load_phrase_rules", "named_at", "named_splits", "phrase_slots", "shared_stems"]
 
 _WORD = re.compile(r"[A-Za-z]+|\d+(?:[.,]\d+)*|[^\sA-Za-z0-9]")
 _MAX_STEMS = 200_000  # memoised words: note vocabularies are unbounded
@@ -46,6 +46,9 @@ class PhraseRules:
     initialisms: dict[str, str]  # "prbc" -> "packed red blood cell"
     synonym_sets: tuple[tuple[frozenset[str], tuple[str, ...]], ...]  # (qualifiers, the words that tell them)
     modifier_words: frozenset[str] = frozenset()
+    linking: tuple[tuple[str, ...], ...] = ()  # "status post", "s/p": as words, lower case
+    word_parts: dict[str, str] = field(default_factory=dict)  # "desaturation" -> "decreased saturation"
+    organ_adjectives: dict[str, str] = field(default_factory=dict)  # "ureteral" -> "ureter", "renal" -> "kidney"
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PhraseRules:
@@ -55,7 +58,10 @@ class PhraseRules:
                    tuple(sorted(forms.items(), key=lambda kv: -len(kv[0]))), tuple(data["ectomy_actions"]),
                    {k.lower(): v.lower() for k, v in data.get("initialisms", {}).items()},
                    tuple((frozenset(s["qualifiers"]), tuple(s["words"])) for s in data.get("synonym_sets", ())),
-                   frozenset(data.get("modifier_words", ())))
+                   frozenset(data.get("modifier_words", ())),
+                   tuple(tuple(w.lower() for w, _, _ in _words_of(p)) for p in data.get("linking_phrases", ())),
+                   {k.lower(): v.lower() for k, v in data.get("word_parts", {}).items()},
+                   {k.lower(): v.lower() for k, v in data.get("organ_adjectives", {}).items()})
 
 
 @cache
@@ -74,6 +80,12 @@ class Stems:
         self._rules = rules
         self._memo: dict[str, frozenset[str]] = {}
         self._cues: dict[frozenset[str], tuple[str, ...]] = {}
+        self._parts = {self.stem(k): v for k, v in rules.word_parts.items()}  # by the word's stem: every form
+        self._organs: dict[str, frozenset[str]] = {}  # an organ's adjective and its noun: one slot
+        for adjective, noun in rules.organ_adjectives.items():
+            pair = frozenset({self.stem(adjective), self.stem(noun)})
+            for form in pair:
+                self._organs[form] = self._organs.get(form, frozenset()) | pair
 
     def stem(self, lower: str) -> str:
         if lower[:1].isdigit():
@@ -96,8 +108,9 @@ class Stems:
         found = self._memo.get(word)
         if found is None:
             lower = word.lower()
-            found = frozenset({self.stem(lower)}) | self._ectomy(lower) | (self._spelled(lower) if _capitals(word)
-                                                                            else frozenset())
+            own = self.stem(lower)
+            found = (frozenset({own}) | self._organs.get(own, frozenset()) | self._ectomy(lower)
+                     | self._told_by_parts(lower) | (self._spelled(lower) if _capitals(word) else frozenset()))
             if len(self._memo) < _MAX_STEMS:
                 self._memo[word] = found
         return found
@@ -112,7 +125,20 @@ class Stems:
     def fills_many(self, word: str) -> bool:
         """An '-ectomy' word (organ and act) or a short form (its long form's words) fills several slots."""
         lower = word.lower()
-        return lower.endswith(("ectomy", "ectomies")) or (_capitals(word) and self.initialism(lower) is not None)
+        return (lower.endswith(("ectomy", "ectomies")) or (_capitals(word) and self.initialism(lower) is not None)
+                or self.parts(lower) is not None)
+
+    def parts(self, lower: str) -> tuple[str, ...] | None:
+        """The words a note may tell this word by ("desaturated": decreased, saturation), if listed."""
+        if not self._parts or not lower.isalpha() or len(lower) < 3:
+            return None
+        found = self._parts.get(self.stem(lower))
+        return None if found is None else tuple(w for w, _, _ in _words_of(found)
+                                                if w.isalpha() and w not in self._rules.function_words)
+
+    def _told_by_parts(self, lower: str) -> frozenset[str]:
+        parts = self.parts(lower)
+        return frozenset(self.stem(w) for w in parts) if parts else frozenset()
 
     def qualifier(self, lower: str) -> frozenset[str] | None:
         """The stems that tell a change a query states by this qualifier ("elevated": rose, raised ...)."""
@@ -162,6 +188,12 @@ class Stems:
             own = self.stem(lower)
             return [frozenset({self.stem(w), own}) for w, _, _ in _words_of(long)
                     if w.isalpha() and w not in self._rules.function_words]
+        parts = self.parts(lower)
+        if parts is not None:  # each part, or the word itself in any form; the first part may be a qualifier
+            own = self.stem(lower)
+            slots = [frozenset({self.stem(w), own}) for w in parts]
+            qualifier = self.qualifier(parts[0]) if len(parts) > 1 else None
+            return [slots[0] | qualifier, *slots[1:]] if qualifier is not None else slots
         if not lower.endswith(("ectomy", "ectomies")):
             return [self.of(word)]
         root = lower[: lower.rindex("ectom")]
@@ -220,6 +252,7 @@ class PhraseFind:
     end: int
     pieces: tuple[tuple[int, int], ...]  # the words that fill the slots, in text order
     dropped: tuple[str, ...] = ()
+    named: tuple[int, int] | None = None  # where the note names the left-out words with their noun (NamedSlots)
 
 
 def _is_break(words: Sequence[tuple[str, int, int]], j: int, text: str, rules: PhraseRules) -> bool:
@@ -230,10 +263,24 @@ def _is_break(words: Sequence[tuple[str, int, int]], j: int, text: str, rules: P
     return word in rules.break_marks or word.lower() in rules.break_words
 
 
+def _linked(words: Sequence[tuple[str, int, int]], rules: PhraseRules) -> frozenset[int]:
+    """Indices of the words of linking phrases ("status post", "s/p") in a text's words."""
+    if not rules.linking:
+        return frozenset()
+    lowers = [w.lower() for w, _, _ in words]
+    out: set[int] = set()
+    for phrase in rules.linking:
+        n = len(phrase)
+        out.update(k for i in range(len(lowers) - n + 1) if tuple(lowers[i:i + n]) == phrase for k in range(i, i + n))
+    return frozenset(out)
+
+
 def _window(words: Sequence[tuple[str, int, int]], i: int, slots: tuple[frozenset[str], ...],
-            stems: Stems, rules: PhraseRules, text: str) -> tuple[int, tuple[tuple[int, int], ...], set[int]] | None:
+            stems: Stems, rules: PhraseRules, text: str, linked: frozenset[int] = frozenset()
+            ) -> tuple[int, tuple[tuple[int, int], ...], set[int]] | None:
     """From word i on: the first word index that fills the last open slot, the pieces, and the
-    slots the last piece filled."""
+    slots the last piece filled. A word of a linking phrase (`linked`) fills no slot and is
+    not counted."""
     open_slots = set(range(len(slots)))
     pieces: list[tuple[int, int]] = []
     extra = 0
@@ -242,7 +289,7 @@ def _window(words: Sequence[tuple[str, int, int]], i: int, slots: tuple[frozense
         lower = word.lower()
         if _is_break(words, j, text, rules):
             return None
-        if not word[0].isalnum() or lower in rules.function_words:
+        if not word[0].isalnum() or lower in rules.function_words or j in linked:
             continue
         have = stems.of(word)
         filled = [k for k in open_slots if slots[k] & have]
@@ -280,9 +327,10 @@ def find_phrases(text: str, slots: PhraseSlots, stems: Stems, offset: int = 0) -
     """Non-overlapping shortest finds of the slots in one sentence's text, in text order."""
     rules = load_phrase_rules()
     words = _words_of(text)
+    linked = _linked(words, rules)
     found: list[tuple[int, int, tuple[tuple[int, int], ...]]] = []
     for i in range(len(words)):
-        w = _window(words, i, slots.slots, stems, rules, text)
+        w = _window(words, i, slots.slots, stems, rules, text, linked)
         if w is not None and not _modifies_another(words, w[0], w[2], slots, rules):
             j, pieces, _ = w
             found.append((words[i][1], words[j][2], pieces))
@@ -296,17 +344,127 @@ def find_phrases(text: str, slots: PhraseSlots, stems: Stems, offset: int = 0) -
 
 
 def check_phrase(cited: str, event_text: str, pieces: tuple[tuple[int, int], ...], dropped: tuple[str, ...],
-                 stems: Stems | None = None) -> bool:
+                 stems: Stems | None = None, *, named: tuple[int, int] | None = None,
+                 preceding: str | None = None) -> bool:
     """Do these words of the cited text (offsets relative to it) make the event's phrase? The
     cited text runs from the first piece to the last and holds no break; the pieces fill every
     slot; the other content words are at most `max_extra`; the left-out words are droppable
-    words of the event. Pure: what the contract re-checks."""
+    words of the event, or (`named`, at note offsets) leading words the note's text before the
+    cited words (`preceding`) names with the noun the pieces leave bare (`named_at`). Pure: what
+    the contract re-checks."""
     stems = stems or shared_stems()
     if not pieces or pieces[0][0] != 0 or pieces[-1][1] != len(cited):
         return False
-    slots = phrase_slots(event_text, stems, drop=bool(dropped))
-    if slots is None or slots.dropped != dropped:
-        return False
+    split = None
+    if named is not None:
+        split = next((s for s in named_splits(event_text, stems) if s.dropped == dropped), None)
+        if split is None or preceding is None:
+            return False
+        slots: PhraseSlots | None = split.rest
+    else:
+        slots = phrase_slots(event_text, stems, drop=bool(dropped))
+        if slots is None or slots.dropped != dropped:
+            return False
     words = _words_of(cited)
-    window = _window(words, 0, slots.slots, stems, load_phrase_rules(), cited)
-    return window is not None and words[window[0]][2] == len(cited) and window[1] == pieces
+    rules = load_phrase_rules()
+    window = _window(words, 0, slots.slots, stems, rules, cited, _linked(words, rules))
+    if window is None or words[window[0]][2] != len(cited) or window[1] != pieces:
+        return False
+    if split is None:
+        return True
+    shift = len(preceding or "")
+    return named_at((preceding or "") + cited, tuple((s + shift, e + shift) for s, e in pieces), split, stems) == named
+
+
+# -- leading words the note names once with their noun, then leaves out ------------------------
+# "Type 1 diabetes, insulin pump. ... she had a pump malfunction" tells "insulin pump malfunction":
+# the note names the insulin pump, then calls it "the pump". Read as a definite reference: the
+# noun where the phrase is found stands bare (no other word before it), the nearest earlier
+# naming of the noun with words before it names it with exactly the left-out words (in any
+# order: "ureteral double-J stent" for "double-J ureteral stent"), and every mention of the noun
+# between the two stands bare too, so no other kind of it ("a feeding pump") came in between.
+
+
+@dataclass(frozen=True, slots=True)
+class NamedSlots:
+    """An event text split at its noun: the leading words the note may leave out, the rest."""
+
+    rest: PhraseSlots  # the slots from the noun on, as found in the clause
+    left: tuple[frozenset[str], ...]  # one slot per left-out word
+    noun: frozenset[str]
+    dropped: tuple[str, ...]  # the left-out words, lower case, as the event writes them
+
+
+def named_splits(text: str, stems: Stems) -> list[NamedSlots]:
+    """Every split of an event text into leading words and a noun with at least one word after
+    it, fewest leading words first; only plain words (one slot each) before and at the noun."""
+    rules = load_phrase_rules()
+    content = [w for w, _, _ in _words_of(text) if w[0].isalnum() and w.lower() not in rules.function_words]
+    out = []
+    for k in range(1, len(content) - 1):
+        if any(stems.fills_many(w) or len(stems.slots_of(w)) != 1 for w in content[:k + 1]):
+            break
+        rest = phrase_slots(" ".join(content[k:]), stems)
+        if rest is not None:
+            out.append(NamedSlots(rest, tuple(stems.of(w) for w in content[:k]), stems.of(content[k]),
+                                  tuple(w.lower() for w in content[:k])))
+    return out
+
+
+def _before(words: Sequence[tuple[str, int, int]], i: int, rules: PhraseRules) -> int | None:
+    """The index of the word written right before word i, through joiners ("J-stent": J); None
+    when a mark or nothing comes before it."""
+    j = i - 1
+    while j >= 0 and words[j][0] in ("-", "/"):
+        j -= 1
+    if j < 0 or (j == i - 1 and not words[j][0][0].isalnum()):
+        return None
+    return j if words[j][0][0].isalnum() else None
+
+
+def _bare(words: Sequence[tuple[str, int, int]], i: int, rules: PhraseRules) -> bool:
+    """No word modifies this noun: a mark, a function word or a count stands before it."""
+    j = _before(words, i, rules)
+    return j is None or words[j][0].lower() in rules.function_words or words[j][0][0].isdigit()
+
+
+def _names_it(words: Sequence[tuple[str, int, int]], i: int, split: NamedSlots, stems: Stems,
+              rules: PhraseRules) -> int | None:
+    """The index of the first left-out word, when the words right before noun i are exactly
+    the left-out words (one each, any order)."""
+    open_slots = set(range(len(split.left)))
+    at = i
+    while open_slots:
+        j = _before(words, at, rules)
+        if j is None:
+            return None
+        filled = [k for k in open_slots if split.left[k] & stems.of(words[j][0])]
+        if not filled:
+            return None
+        open_slots.discard(filled[0])
+        at = j
+    return at
+
+
+def named_at(text: str, pieces: tuple[tuple[int, int], ...], split: NamedSlots, stems: Stems | None = None
+             ) -> tuple[int, int] | None:
+    """Where `text` (a note up to the find's last piece) names the left-out words with the noun
+    that the find's words leave bare, or None. Pure: what the contract re-checks."""
+    stems = stems or shared_stems()
+    rules = load_phrase_rules()
+    if not pieces:
+        return None
+    words = _words_of(text[:pieces[-1][1]])
+    index = {start: i for i, (_, start, _) in enumerate(words)}
+    noun = next((index.get(s) for s, e in pieces if stems.of(text[s:e]) & split.noun), None)
+    if noun is None or not _bare(words, noun, rules):
+        return None
+    for i in range(noun - 1, -1, -1):
+        if not (words[i][0][0].isalpha() and stems.of(words[i][0]) & split.noun):
+            continue
+        first = _names_it(words, i, split, stems, rules)
+        if first is not None:
+            return words[first][1], words[i][2]
+        if not _bare(words, i, rules):
+            return None  # the noun named with other words in between: another kind of it
+    return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from medeventgraph.model.occurrence import Kind
 from spacy.language import Language
@@ -19,7 +19,16 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from .abbreviations import AbbreviationUse
-from .phrases import PhraseFind, PhraseSlots, Stems, find_phrases, phrase_slots
+from .phrases import (
+    NamedSlots,
+    PhraseFind,
+    PhraseSlots,
+    Stems,
+    find_phrases,
+    named_at,
+    named_splits,
+    phrase_slots,
+)
 from .wordforms import KeyedDoc, WordForms
 
 __all__ = ["TargetTerm", "TermMatcher", "terms_from_display"]
@@ -95,12 +104,13 @@ class TermMatcher:
         # A query's own words are also looked for split across a clause (nlp/phrases.py): the
         # event text names what happened, the note tells it in its own order and forms.
         self._stems = stems
-        self._phrases: list[tuple[TargetTerm, PhraseSlots, PhraseSlots | None]] = []
+        self._phrases: list[tuple[TargetTerm, PhraseSlots, PhraseSlots | None, list[NamedSlots]]] = []
         if stems is not None:
             for term in dict.fromkeys(t for t in terms if t.source == "query"):
                 slots = phrase_slots(term.literal, stems)
                 if slots is not None:
-                    self._phrases.append((term, slots, phrase_slots(term.literal, stems, drop=True)))
+                    self._phrases.append((term, slots, phrase_slots(term.literal, stems, drop=True),
+                                          named_splits(term.literal, stems)))
 
     def __call__(self, doc: Doc, keyed: KeyedDoc, *, limit: int | None = None
                  ) -> list[tuple[Span, tuple[TargetTerm, ...]]]:
@@ -121,7 +131,8 @@ class TermMatcher:
     def phrases(self, text: str, sentences: Sequence[tuple[int, int]]) -> list[tuple[TargetTerm, PhraseFind]]:
         """Query terms found with their words split or reordered in one clause, per sentence
         (start, end) of a note text; a droppable word is left out only where the whole term is
-        found in no sentence of this text."""
+        found in no sentence of this text, and then leading words the note names earlier with
+        their noun (nlp/phrases.py `named_at`), fewest first."""
         if self._stems is None or not self._phrases:
             return []
         stems = self._stems
@@ -138,10 +149,15 @@ class TermMatcher:
                     for f in find_phrases(text[s:e], slots, stems, s)]
 
         out: list[tuple[TargetTerm, PhraseFind]] = []
-        for term, slots, without in self._phrases:
+        for term, slots, without, splits in self._phrases:
             found = search(slots)
             if not found and without is not None:
                 found = search(without)
+            for split in splits if not found else ():
+                found = [replace(f, dropped=split.dropped, named=named) for f in search(split.rest)
+                         if (named := named_at(text, f.pieces, split, stems)) is not None]
+                if found:
+                    break
             out.extend((term, f) for f in found)
         return out
 

@@ -35,7 +35,10 @@ _GAP_WORDS = 7
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+(?![\d,])|\d{1,4}(?:\.\d{1,3})?|\.\d{1,3})(?![\d])")
 _DATE_OR_TIME = re.compile(
     r"(?<![\w.])(?:\d{1,4}[/-]\d{1,2}(?:[/-]\d{2,4})?|\d{1,2}:\d{2}(?::\d{2})?|\d{4}\s*(?:hours|hrs|h)\b)"
-    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?"
+    # a month and year ("in November 2003") before a month and day ("March 3, 2019")
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?\s+(?:19|20)\d{2}(?!\d)"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?(?!\d)"
+    r"(?:,?\s+\d{4})?"
     r"|\b(?:in|since|of|from)\s+(?:19|20)\d{2}\b|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
     # a duration ("over the past 24 hours is 102.1"): the value is the number after it
     r"|(?:\b(?:over|in|during|within|for)\s+the\s+(?:past|last|previous|prior)\s+)?"
@@ -179,13 +182,16 @@ class _SentenceReader:
         """The first value in the short gap after the alias (dates and times skipped); None when
         the gap breaks the clause, names another analyte, or states a limit or an intent."""
         # A reading ("80/40") looks like a date to the mask; a date is no plausible reading.
-        window = (self.text if analyte.reading else self.masked)[alias_end:alias_end + _GAP_CHARS]
+        # a date in the gap ("glucose in November 2003 was 94") counts as one word, not its characters
+        reach = alias_end + _GAP_CHARS
+        reach += sum(a != b for a, b in zip(self.text[alias_end:reach], self.masked[alias_end:reach], strict=True))
+        window = (self.text if analyte.reading else self.masked)[alias_end:reach]
         m = re.search(r"[\d,;()\[\]]", window)
         if m is None or not m.group().isdigit():
             return None
         digit = alias_end + m.start()
         gap = self.text[alias_end:digit]
-        if len(gap.split()) > _GAP_WORDS or self._alias_between(alias_end, digit):
+        if len(self.masked[alias_end:digit].split()) > _GAP_WORDS or self._alias_between(alias_end, digit):
             return None
         words = self.table.not_a_measurement
         # "was within normal limits at 94" states the value, and that it is normal: no limit
@@ -210,6 +216,21 @@ class _SentenceReader:
         lead = re.match(r"the\s+(?:(?:low|lower|mid|middle|high|upper)[\s-]+)?", self.text[digit:], re.IGNORECASE)
         first_digit = digit + (lead.end() if lead else 0)
         return self.value_at(analyte, alias, first_digit, digit)
+
+
+# ", it was 3.1", "and it was 35", or after a clause that says it was measured again ("on recheck
+# with a large cuff, it was 125/60"); any other clause between may name another analyte
+_RESTATED = re.compile(r"\s*(?:,|\band\b)\s*(?:[^\d,;.()]{0,20}\b(?:recheck(?:ed)?|repeat(?:ed)?|retaken|manual(?:ly)?)"
+                       r"\b[^\d,;.()]{0,40},\s*)?(?:it|this)\s+was\s+(?=\d)", re.IGNORECASE)
+
+
+def _restated(reader: _SentenceReader, analyte: Analyte, alias: Alias, raw: _Raw) -> _Raw | None:
+    """Another value of the analyte just read, told by a pronoun after it: "potassium 3.7, it
+    was 3.1 on admission", "BP 148/82, on recheck, it was 126/70"."""
+    m = _RESTATED.match(reader.text, raw.end)
+    if m is None or reader._alias_between(raw.end, m.end()):
+        return None
+    return reader.value_at(analyte, alias, m.end(), m.end())
 
 
 def _clause_before(sentence: str, start: int) -> str:
@@ -296,6 +317,15 @@ def find_values(sentence: str, offset: int = 0, table: AnalyteTable | None = Non
                                  r.unit_stated, sentence[ds:de])
                        for r in chain if r.diastolic is not None for ds, de, d in (r.diastolic,))
         consumed = chain[-1].end
+        again = _restated(reader, analyte, alias, chain[-1])
+        if again is not None:  # the same analyte at another time: a value of its own, no stated change
+            out.append(ValueFind(offset + m.start(), offset + again.end, analyte.id, again.quantity, again.low,
+                                 again.high, again.unit.unit, again.unit_stated, again.text.strip()))
+            if analyte.diastolic is not None and again.diastolic is not None:
+                ds, de, d = again.diastolic
+                out.append(ValueFind(offset + ds, offset + de, analyte.diastolic, d, None, None, again.unit.unit,
+                                     again.unit_stated, sentence[ds:de]))
+            consumed = again.end
     out.extend(_postfix_decades(table, sentence, offset, {(v.start, v.end) for v in out}))
     return sorted(out, key=lambda v: (v.start, v.end))
 

@@ -26,13 +26,16 @@ Basis kinds and what their check requires (every kind also requires `event_admit
            concept the event's text expands to; and the item's own value passes the rule's
            test and the indication's stricter limit, if any. The kind constraint of
            `event_admits` is the one exception: a condition event admits this derived item.
-  phrase   detail "pieces[|without:words]" (nlp/phrases.py): a note mention whose words tell the
-           event split or reordered in one clause ("the gallbladder was removed" for "gallbladder
-           removal"). The contract reads the item's cited characters from the note itself
-           (`cited_words`); the pieces (offsets in them) fill every content word of the event's
-           text in some form of it, the cited words hold no clause break and at most the allowed
-           other words, and the left-out words are droppable modifiers of the event (the binding
-           is then partial, and says so).
+  phrase   detail "pieces[|without:words][|named:start-end]" (nlp/phrases.py): a note mention whose
+           words tell the event split or reordered in one clause ("the gallbladder was removed" for
+           "gallbladder removal"). The contract reads the item's cited characters from the note
+           itself (`cited_words`); the pieces (offsets in them) fill every content word of the
+           event's text in some form of it, the cited words hold no clause break and at most the
+           allowed other words, and the left-out words are droppable modifiers of the event (the
+           binding is then partial, and says so) or, with `named`, the event's leading words that
+           the note names with their noun at those characters before the item ("insulin pump ...
+           the pump malfunctioned"), read again from the note's text before the item
+           (`preceding_words`).
   value    detail "analyte|value[|without:words]" (core.value_query): a lab or vital event named
            by its value ("creatinine 3.2", "heart rate in the 50s"). The event's text, read
            again, states that analyte and value (and leaves out exactly those words); the item
@@ -75,6 +78,7 @@ __all__ = [
     "event_admits",
     "kind_allows",
     "phrase_basis",
+    "preceding_words",
 ]
 
 # Which occurrence kinds each query kind admits. Untyped lab-like observations stay eligible
@@ -144,6 +148,8 @@ class BoundItem(Protocol):
     def value(self) -> Value | None: ...
     @property
     def cited(self) -> str | None: ...  # a note item's characters, read from the note by the contract
+    @property
+    def preceding(self) -> str | None: ...  # the note's characters before the item, read likewise
 
 
 @dataclass(frozen=True)
@@ -260,9 +266,11 @@ def _check_derived_finding(item: BoundItem, event: EventSpec, detail: str, ctx: 
     return basis is not None and basis.detail == detail
 
 
-def phrase_basis(event: str, pieces: str, dropped: str | None) -> BindingBasis:
-    """The phrase basis of a mention whose extra records `phrase_pieces` (and `phrase_without`)."""
-    return BindingBasis(event, BasisKind.PHRASE, pieces + (f"|without:{dropped}" if dropped else ""))
+def phrase_basis(event: str, pieces: str, dropped: str | None, named: str | None = None) -> BindingBasis:
+    """The phrase basis of a mention whose extra records `phrase_pieces` (and `phrase_without`,
+    `phrase_named`)."""
+    return BindingBasis(event, BasisKind.PHRASE, pieces + (f"|without:{dropped}" if dropped else "")
+                        + (f"|named:{named}" if named else ""))
 
 
 def _check_phrase(item: BoundItem, event: EventSpec, detail: str, ctx: BindingContext) -> bool:
@@ -271,12 +279,19 @@ def _check_phrase(item: BoundItem, event: EventSpec, detail: str, ctx: BindingCo
     cited = item.cited
     if cited is None or event.hidden or not event.text:
         return False
-    written, _, without = detail.partition("|without:")
+    written, *parts = detail.split("|")
+    fields = dict(p.partition(":")[::2] for p in parts)
+    if set(fields) - {"without", "named"}:
+        return False
     try:
         pieces = tuple((int(a), int(b)) for a, b in (p.split("-", 1) for p in written.split(",")))
+        named = tuple(int(x) for x in fields["named"].split("-", 1)) if "named" in fields else None
     except ValueError:
         return False
-    return check_phrase(cited, normalize_text(event.text), pieces, tuple(without.split()))
+    if named is not None and len(named) != 2:
+        return False
+    return check_phrase(cited, normalize_text(event.text), pieces, tuple(fields.get("without", "").split()),
+                        named=named, preceding=item.preceding)  # type: ignore[arg-type]
 
 
 def cited_words(source: SourceRef, documents: Mapping[str, NoteDocument]) -> str | None:
@@ -286,6 +301,15 @@ def cited_words(source: SourceRef, documents: Mapping[str, NoteDocument]) -> str
     document = documents.get(source.reference)
     text = next((t.text for t in document.texts if t.attachment == (source.attachment or 0)), None) if document else None
     return text[source.start:source.end] if text is not None and source.end <= len(text) else None
+
+
+def preceding_words(source: SourceRef, documents: Mapping[str, NoteDocument]) -> str | None:
+    """The note's characters before the ones an item cites (None: not a note span)."""
+    if source.start is None or source.end is None:
+        return None
+    document = documents.get(source.reference)
+    text = next((t.text for t in document.texts if t.attachment == (source.attachment or 0)), None) if document else None
+    return text[:source.start] if text is not None and source.end <= len(text) else None
 
 
 def _check_value(item: BoundItem, event: EventSpec, detail: str, ctx: BindingContext) -> bool:

@@ -25,7 +25,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import orjson
-from medeventgraph.core.evidence.binding import BindingBasis, BindingContext, basis_holds, cited_words
+from medeventgraph.core.evidence.binding import (
+    BasisKind,
+    BindingBasis,
+    BindingContext,
+    basis_holds,
+    cited_words,
+    preceding_words,
+)
 from medeventgraph.core.evidence.coverage import CoverageRow, coverage, is_complete
 from medeventgraph.core.evidence.reading import HistoryReading
 from medeventgraph.core.evidence.stated import StatedItem, check_stated, find_stated
@@ -92,6 +99,10 @@ class EvidenceItem:
     @property
     def cited(self) -> str | None:
         """An admitted item keeps no note words: the contract read them (its probe) when it admitted it."""
+        return None
+
+    @property
+    def preceding(self) -> str | None:
         return None
 
 
@@ -206,6 +217,7 @@ class _Probe:
     derived_from: tuple[str, ...]
     value: Value | None
     cited: str | None = None  # the note's own characters at the item's span, read here (phrase bases)
+    preceding: str | None = None  # the note's characters before them (a phrase basis naming earlier words)
 
 
 def _codes(occ: Occurrence) -> tuple[str, ...]:
@@ -296,7 +308,8 @@ def _bind(
     for cand in merged.values():
         occ = cand.occurrence
         probe = _Probe(occ.kind, occ.status, _displays(occ), _codes(occ), _action(occ), occ.issued is not None,
-                       occ.derived_from, occ.value, cited_words(occ.source, documents))
+                       occ.derived_from, occ.value, cited_words(occ.source, documents),
+                       _preceding(cand, occ.source, documents))
         claimed = sorted(set(cand.basis))
         holding = tuple(b for b in claimed if _holds(b, probe, ctx, checked))
         for b in set(claimed) - set(holding):
@@ -309,6 +322,13 @@ def _bind(
             unbound.add((cand.occurrence.id, b.describe()))
         bound.append((Candidate(cand.occurrence, holding), resulted))
     return bound, rejected, unbound
+
+
+def _preceding(cand: Candidate, source: SourceRef, documents: Mapping[str, NoteDocument]) -> str | None:
+    """The note before the item, read only for a phrase basis that names earlier words."""
+    if not any(b.kind is BasisKind.PHRASE and "|named:" in b.detail for b in cand.basis):
+        return None
+    return preceding_words(source, documents)
 
 
 def _holds(basis: BindingBasis, probe: _Probe, ctx: BindingContext,

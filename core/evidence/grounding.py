@@ -109,7 +109,8 @@ def ground_event(
         if literal is not None and occ.extra_value("phrase_term") == literal:
             # the note tells the event in its own order and forms (nlp/phrases.py): only the
             # phrase basis, which the contract re-reads from the note's words, binds it
-            basis = phrase_basis(event.id, occ.extra_value("phrase_pieces") or "", occ.extra_value("phrase_without"))
+            basis = phrase_basis(event.id, occ.extra_value("phrase_pieces") or "", occ.extra_value("phrase_without"),
+                                 occ.extra_value("phrase_named"))
             matches.append(Match(occ.id, "phrase", basis.detail, basis=basis))
             recorded = recorded or occ.kind is Kind.CONDITION
             continue

@@ -100,3 +100,43 @@ def test_a_class_named_in_the_note_binds_the_class_not_a_member(class_index) -> 
 def test_a_dose_or_brand_names_the_drug(class_index, text: str) -> None:
     matches = ground_all(class_index, _medication(text))["e0"].matches
     assert [class_index.occurrences[m.occurrence].extra_value("literal") for m in matches] == ["metoprolol"]
+
+
+NAMED_NOTE = ("Problems: type 1 diabetes, insulin pump. History: she was given vancomycin in May. "
+              "Last week the pump malfunctioned and she was admitted.")
+
+
+@pytest.fixture(scope="module")
+def named_index(note_pipeline):
+    return note_index(NAMED_NOTE, note_pipeline)
+
+
+def _named(named_index):
+    query = _query("insulin pump malfunction")
+    query = query.model_copy(update={"events": [query.events[0], query.events[1].model_copy(update={"kind": "condition"})]})
+    [match] = ground_all(named_index, query)["e1"].matches
+    mention = next(o for o in query_mentions(named_index, query) if o.id == match.occurrence)
+    return query, match, mention
+
+
+def test_leading_words_the_note_named_earlier_bind_and_hold(named_index) -> None:
+    query, match, mention = _named(named_index)
+    start = NAMED_NOTE.index("insulin pump")
+    assert NAMED_NOTE[mention.source.start:mention.source.end] == "pump malfunctioned"
+    assert match.basis == BindingBasis("e1", BasisKind.PHRASE, f"0-4,5-18|without:insulin|named:{start}-{start + 12}")
+    bundle = admit(named_index, query, [Candidate(mention, (match.basis,))])
+    assert [i.occurrence for i in bundle.items] == [mention.id] and bundle.unbound == ()
+
+
+@pytest.mark.parametrize("detail", [
+    "0-4,5-18|without:insulin|named:0-8",  # the note names no insulin pump there
+    "0-4,5-18|without:insulin",  # 'insulin' is no droppable word: without naming, nothing left it out
+    "0-4,5-18|without:pump|named:{start}-{end}",  # the noun itself is never left out
+    "0-4,5-18|without:insulin|named:{start}-{end}|seen:1",  # a field the basis does not have
+])
+def test_a_named_basis_the_note_does_not_hold_is_refused(named_index, detail: str) -> None:
+    query, _, mention = _named(named_index)
+    start = NAMED_NOTE.index("insulin pump")
+    forged = BindingBasis("e1", BasisKind.PHRASE, detail.format(start=start, end=start + 12))
+    bundle = admit(named_index, query, [Candidate(mention, (forged,))])
+    assert bundle.items == () and bundle.unbound == ((mention.id, forged.describe()),)

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 from medeventgraph.model.occurrence import Kind
 from medeventgraph.nlp import TargetTerm
-from medeventgraph.nlp.phrases import check_phrase, find_phrases, phrase_slots, shared_stems
+from medeventgraph.nlp.phrases import (
+    check_phrase,
+    find_phrases,
+    named_at,
+    named_splits,
+    phrase_slots,
+    shared_stems,
+)
 
 from .conftest import make_note
 
@@ -46,6 +53,19 @@ def _found(event: str, sentence: str) -> list[str]:
     ("low platelets", "His platelets fell to 40 after heparin.", "platelets fell"),
     ("ANC 900", "Her ANC on discharge was 900.", "ANC on discharge was 900"),
     ("Tylenol No. 3", "Discharged on Tylenol No. 3 as needed.", "Tylenol No. 3"),
+    # an organ's adjective and its noun fill each other's slot
+    ("ureteral ligation", "The left ureter was then ligated with silk.", "ureter was then ligated"),
+    ("renal biopsy", "A core biopsy of the kidney was obtained.", "biopsy of the kidney"),
+    ("heart catheterization", "She underwent cardiac catheterization in May.", "cardiac catheterization"),
+    # a word told by its parts (word_parts), both ways
+    ("oxygen desaturation", "Overnight his oxygen saturations fell to 84%.", "oxygen saturations fell"),
+    ("desaturation", "During the transfer her saturation decreased to 88%.", "saturation decreased"),
+    ("low oxygen saturation", "Brief oxygen desaturation with feeds.", "oxygen desaturation"),
+    # "status post" / "s/p" attach a procedure to the condition (and its site) named before it
+    ("carotid stent placement", "Carotid artery stenosis, status post stent placement in 2015.",
+     "Carotid artery stenosis, status post stent placement"),
+    ("right breast carcinoma excision", "Right breast carcinoma s/p wide local excision.",
+     "Right breast carcinoma s/p wide local excision"),
 ])
 def test_split_and_reordered_events_are_found(event: str, sentence: str, words: str) -> None:
     assert _found(event, sentence) == [words]
@@ -65,6 +85,11 @@ def test_split_and_reordered_events_are_found(event: str, sentence: str, words: 
     ("tracheostomy", "The tube was removed."),  # an '-ostomy' or unknown '-ectomy' word is only itself
     ("thrombectomy", "The catheter was removed."),
     ("balloon dilation", "A balloon dilator was prepared."),  # the instrument is not the act
+    ("oxygen desaturation", "Her oxygen saturation was 98% and stable."),  # a part is not the word
+    # an adjective that also names another part is not paired: a femoral artery is no femur's
+    ("femoral artery puncture", "The femur was fractured and the artery was punctured."),
+    # a linking phrase counts no words only where its words stand together
+    ("carotid stent placement", "Carotid artery stenosis, status unclear post stent placement."),
 ])
 def test_words_not_told_together_are_no_phrase(event: str, sentence: str) -> None:
     assert _found(event, sentence) == []
@@ -125,3 +150,55 @@ def test_the_notes_quick_test_keeps_every_form_that_fills_a_slot(pipeline, event
     short form and a synonym of a qualifier still fill theirs."""
     term = TargetTerm(event, event, Kind.PROCEDURE, "query")
     assert [text[m.source.start:m.source.end] for m in pipeline.mentions([make_note(text)], [term])] == [words]
+
+
+def _named(event: str, text: str) -> list[tuple[str, str]]:
+    """(the words found, the words that name the left-out ones) for the fewest left out."""
+    for split in named_splits(event, STEMS):
+        found = [(f, named_at(text, f.pieces, split, STEMS)) for f in find_phrases(text, split.rest, STEMS)]
+        out = [(text[f.start:f.end], text[n[0]:n[1]]) for f, n in found if n is not None]
+        if out:
+            return out
+    return []
+
+
+@pytest.mark.parametrize(("event", "text", "found"), [
+    ("insulin pump malfunction", "Diabetes on an insulin pump. In May the pump malfunctioned.",
+     [("pump malfunctioned", "insulin pump")]),
+    ("AV fistula placement", "Reason: thrombosed AV fistula. The fistula was placed in 2019.",
+     [("fistula was placed", "AV fistula")]),
+    # the note names the leading words in its own order, joined or not
+    ("double-J ureteral stent placement", "Drains: a ureteral double-J stent. Then the stent was placed.",
+     [("stent was placed", "ureteral double-J stent")]),
+])
+def test_leading_words_named_earlier_may_be_left_out(event: str, text: str, found: list) -> None:
+    assert _named(event, text) == found
+
+
+@pytest.mark.parametrize(("event", "text"), [
+    # the noun where the phrase is found is another kind of it
+    ("insulin pump malfunction", "Diabetes on an insulin pump. In May her feeding pump malfunctioned."),
+    # another kind of the noun named in between
+    ("insulin pump malfunction", "Diabetes on an insulin pump. She also has a feeding pump. The pump malfunctioned."),
+    # named only after the phrase: no earlier naming to refer to
+    ("insulin pump malfunction", "In May the pump malfunctioned. She has an insulin pump."),
+    # not named with exactly the left-out words
+    ("left ureteral stent placement", "A right ureteral stent is in place. The stent was placed in May."),
+])
+def test_leading_words_not_named_for_that_noun_are_not_left_out(event: str, text: str) -> None:
+    assert _named(event, text) == []
+
+
+def test_check_reads_the_named_words_again() -> None:
+    text = "Diabetes on an insulin pump. In May the pump malfunctioned."
+    [split] = named_splits("insulin pump malfunction", STEMS)
+    [found] = find_phrases(text, split.rest, STEMS)
+    cited, preceding = text[found.start:found.end], text[:found.start]
+    pieces = tuple((s - found.start, e - found.start) for s, e in found.pieces)
+    named = named_at(text, found.pieces, split, STEMS)
+    assert named == (15, 27)
+    assert check_phrase(cited, "insulin pump malfunction", pieces, ("insulin",), named=named, preceding=preceding)
+    assert not check_phrase(cited, "insulin pump malfunction", pieces, ("insulin",), named=(0, 8), preceding=preceding)
+    assert not check_phrase(cited, "insulin pump malfunction", pieces, ("insulin",), named=named, preceding=None)
+    assert not check_phrase(cited, "insulin pump malfunction", pieces, ("insulin",), named=named,
+                            preceding=preceding.replace("insulin", "feeding"))
