@@ -218,21 +218,6 @@ class _SentenceReader:
         return self.value_at(analyte, alias, first_digit, digit)
 
 
-# ", it was 3.1", "and it was 35", or after a clause that says it was measured again ("on recheck
-# with a large cuff, it was 125/60"); any other clause between may name another analyte
-_RESTATED = re.compile(r"\s*(?:,|\band\b)\s*(?:[^\d,;.()]{0,20}\b(?:recheck(?:ed)?|repeat(?:ed)?|retaken|manual(?:ly)?)"
-                       r"\b[^\d,;.()]{0,40},\s*)?(?:it|this)\s+was\s+(?=\d)", re.IGNORECASE)
-
-
-def _restated(reader: _SentenceReader, analyte: Analyte, alias: Alias, raw: _Raw) -> _Raw | None:
-    """Another value of the analyte just read, told by a pronoun after it: "potassium 3.7, it
-    was 3.1 on admission", "BP 148/82, on recheck, it was 126/70"."""
-    m = _RESTATED.match(reader.text, raw.end)
-    if m is None or reader._alias_between(raw.end, m.end()):
-        return None
-    return reader.value_at(analyte, alias, m.end(), m.end())
-
-
 def _clause_before(sentence: str, start: int) -> str:
     before = sentence[:start]
     breaks = list(_CLAUSE_BREAK.finditer(before))
@@ -317,15 +302,6 @@ def find_values(sentence: str, offset: int = 0, table: AnalyteTable | None = Non
                                  r.unit_stated, sentence[ds:de])
                        for r in chain if r.diastolic is not None for ds, de, d in (r.diastolic,))
         consumed = chain[-1].end
-        again = _restated(reader, analyte, alias, chain[-1])
-        if again is not None:  # the same analyte at another time: a value of its own, no stated change
-            out.append(ValueFind(offset + m.start(), offset + again.end, analyte.id, again.quantity, again.low,
-                                 again.high, again.unit.unit, again.unit_stated, again.text.strip()))
-            if analyte.diastolic is not None and again.diastolic is not None:
-                ds, de, d = again.diastolic
-                out.append(ValueFind(offset + ds, offset + de, analyte.diastolic, d, None, None, again.unit.unit,
-                                     again.unit_stated, sentence[ds:de]))
-            consumed = again.end
     out.extend(_postfix_decades(table, sentence, offset, {(v.start, v.end) for v in out}))
     return sorted(out, key=lambda v: (v.start, v.end))
 
