@@ -31,6 +31,8 @@ Order = Literal["first_earlier", "second_earlier", "overlap"]
 # A sentence ends at . ! ? or ; followed by space, or at an MTSamples heading (",HISTORY:,").
 _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|,\s*[A-Z][A-Z /&]{2,}:")
 _WORD = re.compile(r"[A-Za-z0-9/]+")
+# "... and is also", "but was": a coordinated clause of its own between the first mention and a cue.
+_NEW_CLAUSE = re.compile(r"\b(?:and|but)\s+(?:(?:he|she|they|it)\s+)?(?:is|was|are|were|has|had)\b", re.IGNORECASE)
 # "The patient subsequently received ...": a short subject may stand before a sentence-opening cue.
 _SUBJECT = r"(?:the\s+patient|patient|she|he|they|this|it)\s+(?:(?:was|were|had|has)\s+)?"
 
@@ -174,6 +176,8 @@ def _match(rule: _OrderRule, rules: _OrderRules, text: str, first, second, betwe
         if m is None:
             return None
         lead = between[: m.start("cue")]
+        if _NEW_CLAUSE.search(lead):
+            return None  # "X since 1993 and is also status post Y": the cue opens another clause's statement
         commas = [i for i, ch in enumerate(lead) if ch == ","]
         if len(_WORD.findall(lead)) > rules.max_words_before_cue or (not rule.across_commas and any(
                 not re.match(r",\s*which\b", between[i:], re.IGNORECASE) for i in commas)):

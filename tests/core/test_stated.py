@@ -141,6 +141,9 @@ def test_each_cue_reads_its_order(sentence, earlier, later, cue):
         # real (mts-3856): "shortly after the intubation" dates the Rocephin, not the sepsis concern
         (("Because of concern regarding pneumonia or sepsis, the patient received one gram of Rocephin "
           "intravenously shortly after the intubation."), "sepsis", "intubation"),
+        # a cue after a coordinated clause of its own belongs to that clause, not to the first mention
+        ("She has been on hemodialysis since 2001 and is also status post a liver biopsy.", "hemodialysis",
+         "liver biopsy"),
         # a "then" that does not open the second mention's clause relates nothing over a long gap
         (("She was given vancomycin for the line infection, and then her fever settled over the following "
           "week, after a long and difficult course in the unit, with some AKI"), "vancomycin", "AKI"),
