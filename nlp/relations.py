@@ -176,7 +176,7 @@ def _match(rule: _OrderRule, rules: _OrderRules, text: str, first, second, betwe
         if m is None:
             return None
         lead = between[: m.start("cue")]
-        if _NEW_CLAUSE.search(lead):
+        if not rule.across_commas and _NEW_CLAUSE.search(lead):
             return None  # "X since 1993 and is also status post Y": the cue opens another clause's statement
         commas = [i for i, ch in enumerate(lead) if ch == ","]
         if len(_WORD.findall(lead)) > rules.max_words_before_cue or (not rule.across_commas and any(
