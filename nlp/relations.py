@@ -21,7 +21,7 @@ from .narrative import PLACEMENT_RULES, Placement, note_layout, phase_order, tol
 from .present_state import BOTH_CURRENT, both_current
 from .values import find_values
 
-__all__ = ["StatedOrder", "find_order", "find_relation", "is_placement"]
+__all__ = ["StatedOrder", "find_order", "find_relation", "hedged", "is_placement"]
 
 CUE_REACH = 600  # characters between two mentions that one passage's cue can relate
 STATED_CHANGE = "stated-change"  # "creatinine has gone from 2.1 to 4.2": the values in the order stated
@@ -53,6 +53,7 @@ class _OrderRules:
     max_words_before_cue: int
     fillers: str
     rules: tuple[_OrderRule, ...]
+    hedge: re.Pattern[str]  # a hedge right before a mention, up to its own words ("possible ")
 
     def by_id(self, rule_id: str) -> _OrderRule | None:
         return next((r for r in self.rules if r.id == rule_id), None)
@@ -139,8 +140,21 @@ def _order_rules(raw: dict) -> _OrderRules:
         lead = re.compile(rf"(?:^|[\s,(])(?:{r['first_lead']})\s+$", re.IGNORECASE) if r.get("first_lead") else None
         rules.append(_OrderRule(str(r["id"]), r["position"], r["order"], re.compile(r["cue"], re.IGNORECASE), lead,
                                bool(r.get("across_commas", False))))
+    hedge = re.compile(rf"\b(?:{raw['hedge']})\s+(?:[\w/'-]+\s+){{0,{int(raw['hedge_words_between'])}}}$",
+                       re.IGNORECASE)
     return _OrderRules(int(raw["max_between_words"]), int(raw["max_words_before_cue"]), str(raw["fillers"]),
-                      tuple(rules))
+                      tuple(rules), hedge)
+
+
+_HEDGE_REACH = 60  # characters before a mention a hedge may stand
+
+
+def hedged(text: str, span: tuple[int, int]) -> bool:
+    """Is the mention at `span` hedged by the words right before it ("possible pneumonia",
+    "suspected pertussis")? A hedge further back, across a clause, is ConText's scope, not this."""
+    lead = text[max(0, span[0] - _HEDGE_REACH):span[0]]
+    lead = lead[max(lead.rfind("."), lead.rfind(";"), lead.rfind(",")) + 1:]
+    return _load_order_rules().hedge.search(lead) is not None
 
 
 def _ends(text: str) -> list[int]:

@@ -134,7 +134,7 @@ def find_stated(query: VerificationQuery, items: Iterable, documents: Mapping[st
                     continue
                 a_first = found.earlier == spans[a.occurrence]
                 earlier, later = (a, b) if a_first else (b, a)
-                if not _ends_take_part(found.rule, earlier, later):
+                if not _ends_take_part(found.rule, earlier, later, text):
                     continue
                 events = (r.source, r.target) if a_first else (r.target, r.source)
                 item = StatedItem(
@@ -146,14 +146,18 @@ def find_stated(query: VerificationQuery, items: Iterable, documents: Mapping[st
     return [out[k] for k in sorted(out)]
 
 
-def _ends_take_part(rule: str, earlier, later) -> bool:
-    """A present-state overlap says the two events hold now: both mentions must be affirmed,
-    current and certain ("possible pneumonia" on the assessment holds nothing). The past before
-    a present state: a procedure an assessment names is a state it left ("a nonhealing
-    amputation"), its act in the past, so it is not the present end."""
+def _ends_take_part(rule: str, earlier, later, text: str) -> bool:
+    """A mention read uncertain with its hedge right before it ("possible pneumonia, continue
+    vancomycin") is not told as having happened: it takes part in no stated relation. A
+    present-state overlap says the two events hold now: both mentions must be affirmed, current and
+    certain. The past before a present state: a procedure an assessment names is a state it left
+    ("a nonhealing amputation"), its act in the past, so it is not the present end."""
     from medeventgraph.nlp.narrative import PAST_BEFORE_PRESENT
     from medeventgraph.nlp.present_state import BOTH_CURRENT
+    from medeventgraph.nlp.relations import hedged
 
+    if any(i.assertion.uncertain and hedged(text, (i.source.start, i.source.end)) for i in (earlier, later)):
+        return False
     if rule == BOTH_CURRENT:
         return all(i.assertion.affirmed_current and not i.assertion.uncertain for i in (earlier, later))
     if rule == PAST_BEFORE_PRESENT:
@@ -173,14 +177,14 @@ def check_stated(item: StatedItem, query: VerificationQuery, items: Mapping[str,
         return False
     related = any({r.source, r.target} == {item.earlier_event, item.later_event} for r in query.relations)
     earlier, later = items.get(item.earlier), items.get(item.later)
-    if not related or earlier is None or later is None or not _ends_take_part(item.rule, earlier, later):
+    if not related or earlier is None or later is None:
         return False
     for ev, it, span in ((item.earlier_event, earlier, item.earlier_span), (item.later_event, later, item.later_span)):
         src = it.source  # type: ignore[attr-defined]
         if ev not in it.events or src.reference != item.reference or (src.start, src.end) != span:  # type: ignore[attr-defined]
             return False
     text = _text(documents, item.reference, item.attachment)
-    if text is None:
+    if text is None or not _ends_take_part(item.rule, earlier, later, text):
         return False
     order = StatedOrder(item.earlier_span, item.later_span, item.cue_start, item.cue_end, item.cue, item.rule)
     return all(0 <= s < e <= len(text) for s, e in (item.earlier_span, item.later_span)) and check_order(text, order)

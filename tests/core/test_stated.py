@@ -313,3 +313,13 @@ def test_the_past_before_the_present_state_end_to_end(note_pipeline, text, first
     assert v.verdict.value == expected, v.relations[0].explanation
     if expected == "supported":
         assert "told as past history: 'in 2011', before the present state" in v.relations[0].explanation
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Possible GI bleed, continue Coumadin.", "insufficient"),  # the hedged end takes part in nothing
+    ("GI bleed, continue Coumadin.", "supported"),
+])
+def test_a_hedged_end_takes_part_in_no_stated_relation(note_pipeline, text, expected):
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    v = verify_query(index, _overlap_query("gi bleed", "condition", "coumadin", "medication"), settings)
+    assert v.verdict.value == expected, v.relations[0].explanation

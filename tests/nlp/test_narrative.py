@@ -229,3 +229,17 @@ def test_the_past_before_a_diagnosis_list_is_weighed_by_the_contract():
     text = "PAST SURGICAL HISTORY: ,Appendectomy.,PREOPERATIVE DIAGNOSIS: ,Nonhealing amputation stump."
     placed = phase_order(text, span(text, "amputation"), span(text, "Appendectomy"))
     assert placed is not None and placed.rule == PAST_BEFORE_PRESENT
+
+
+@pytest.mark.parametrize(("text", "words", "expected"), [
+    ("Possible pneumonia, continue vancomycin.", "pneumonia", True),
+    ("Suspected acute pertussis.", "pertussis", True),
+    ("Rule out deep venous thrombosis.", "deep venous thrombosis", True),
+    # a hedge in another clause does not reach it: ConText's scope may, this does not
+    ("It was thought to be possible, and she was started on vancomycin.", "vancomycin", False),
+    ("Pneumonia, continue vancomycin.", "Pneumonia", False),
+])
+def test_a_hedge_right_before_a_mention(text, words, expected):
+    from medeventgraph.nlp.relations import hedged
+
+    assert hedged(text, span(text, words)) is expected
