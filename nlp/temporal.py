@@ -138,7 +138,7 @@ class TimeFinder:
             pending = TimeMention(m.start(), m.end(), text, EventTime(start=None), part, "previous-pending",
                                   rule_id=rule.id)
             return pending if previous is None else _from_previous(pending, rule, previous)
-        base = anchors.of(rule.anchor)
+        base = _stated_day(groups, anchors) if rule.anchor == "stated" else anchors.of(rule.anchor)
         if base is None:
             return None
         day = _day(base)
@@ -246,6 +246,20 @@ def _duckling_time(value: dict, *, fine_anchor: bool) -> EventTime | None:
     if grain == "year":
         return _at(datetime(start.year, 1, 1, tzinfo=UTC), Granularity.YEAR)
     return None
+
+
+def _stated_day(groups: dict, anchors: Anchors) -> datetime | None:
+    """The month/day/year a rule's match writes ("3/11/96"); a two-digit year in the latest century
+    that does not put it after the note (or 19xx/20xx by itself without a note date)."""
+    try:
+        year, month, day = int(groups["year"]), int(groups["month"]), int(groups["dom"])
+        if year < 100:
+            note = anchors.of("note")
+            latest = note.year if note is not None else 2099
+            year = latest - latest % 100 + year if latest - latest % 100 + year <= latest else latest - latest % 100 - 100 + year
+        return datetime(year, month, day, tzinfo=UTC)
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _month_of_year(month: int, year: int, note_day: datetime) -> EventTime | None:

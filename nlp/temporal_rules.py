@@ -11,7 +11,7 @@ from medeventgraph.model.packaged import packaged_built
 
 __all__ = ["ANCHOR_KINDS", "HeaderRule", "TemporalRule", "TemporalRules", "load_temporal_rules"]
 
-ANCHOR_KINDS = ("note", "admission", "discharge", "surgery", "previous")
+ANCHOR_KINDS = ("note", "admission", "discharge", "surgery", "previous", "stated")
 Shift = Literal["ordinal_day_from_first", "days_after", "before", "same_day", "day_before", "next_day", "same",
                 "month_of_year"]
 _SHIFTS = frozenset(Shift.__args__)  # type: ignore[attr-defined]

@@ -161,3 +161,14 @@ def test_a_month_and_two_digit_year_after_a_preposition_is_that_month(finder, se
 def test_a_month_and_year_after_the_note_or_no_month_is_no_time(finder):
     assert finder._find("Colonoscopy in 05/24 is planned.", ANCHORS) == ()  # May 2024 is after the note
     assert finder._find("Sodium was 13/15 in the sample.", ANCHORS) == ()
+
+
+@pytest.mark.parametrize(("sentence", "expression", "day", "granularity"), [
+    # a count before a date the sentence writes is counted back from that date, not the date itself
+    ("She was well until 2 months prior to her 4/15/97 admission when she noticed a cough.",
+     "2 months prior to her 4/15/97", "1997-02-01", Granularity.MONTH),
+    ("Three days before 10/02/2016 he fell.", "Three days before 10/02/2016", "2016-09-29", Granularity.DAY),
+])
+def test_a_count_before_a_stated_date(finder, sentence, expression, day, granularity):
+    (t,) = [t for t in finder.find(sentence, ANCHORS, None) if t.text == expression]
+    assert t.time.start == datetime.fromisoformat(day).replace(tzinfo=UTC) and t.time.granularity is granularity
