@@ -310,7 +310,8 @@ def phase_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement 
         return None  # a presentation told with a time of its own, or as past: the history may be later
     by_heading = any(cue == (h.title_start, h.title_end) for h in layout.sections)
     rule = HISTORY_FIRST if rank == 0 else EARLIER_SECTION if by_heading else PHASE_CUE
-    if rank == 0 and layout.role(layout.sentence_at(later[0])) in rules.diagnosis_roles:
+    later_sentence = layout.sentence_at(later[0])
+    if rank == 0 and later_sentence is not None and layout.role(later_sentence) in rules.diagnosis_roles:
         rule = PAST_BEFORE_PRESENT  # a list of diagnoses names states: the contract weighs what it names
     return Placement(earlier, later, cue[0], cue[1], rule)
 

@@ -361,6 +361,8 @@ def check_phrase(cited: str, event_text: str, pieces: tuple[tuple[int, int], ...
         if split is None or preceding is None:
             return False
         slots: PhraseSlots | None = split.rest
+        if slots is None:
+            return False
     else:
         slots = phrase_slots(event_text, stems, drop=bool(dropped))
         if slots is None or slots.dropped != dropped:

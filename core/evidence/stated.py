@@ -80,7 +80,7 @@ class StatedItem:
         if self.rule == HISTORY_FIRST:
             return f"told as past history: '{cue}'"
         if self.rule == PAST_BEFORE_PRESENT:
-            return f"told as past history: '{cue}', before the present state"
+            return f"told as past history: '{cue}', before a current diagnosis"
         if self.rule == EARLIER_SECTION:
             return f"told in the {cue.lower()}, an earlier part of the story"
         if self.rule == BOTH_CURRENT:

@@ -312,7 +312,7 @@ def test_the_past_before_the_present_state_end_to_end(note_pipeline, text, first
     v = verify_query(index, _overlap_query(first, first_kind, second, second_kind, "before"), settings)
     assert v.verdict.value == expected, v.relations[0].explanation
     if expected == "supported":
-        assert "told as past history: 'in 2011', before the present state" in v.relations[0].explanation
+        assert "told as past history: 'in 2011', before a current diagnosis" in v.relations[0].explanation
 
 
 @pytest.mark.parametrize(("text", "expected"), [
