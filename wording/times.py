@@ -36,6 +36,7 @@ class When:
     granularity: str
     bound: bool = False
     in_encounter: bool = False  # known only to lie within its encounter's period
+    words: str | None = None  # the note's words the time was read from ("three weeks ago")
 
     @property
     def fine(self) -> bool:
@@ -63,7 +64,8 @@ def _from(t: TimeOut | None, bound: bool) -> When | None:
     start = _parse(t.start)
     if start is None:
         return None
-    return When(start, _parse(t.end), t.granularity, bound, t.type == "encounter-bounded")
+    return When(start, _parse(t.end), t.granularity, bound, t.type == "encounter-bounded",
+                None if bound else t.words)
 
 
 def item_when(item: EvidenceOut) -> When | None:
@@ -97,6 +99,8 @@ def when_text(w: When | None, *, with_time: bool = True) -> str:
         return f"note of {text}"
     if w.in_encounter:
         return f"during the encounter of {text}"
+    if w.words:
+        return f"{text} (stated: '{' '.join(w.words.split())}')"
     return text
 
 

@@ -90,6 +90,7 @@ class EvidenceItem:
     displays: tuple[str, ...] = ()  # normalised display texts: what a text or lexicon basis is checked on
     basis: tuple[BindingBasis, ...] = ()  # why the item binds to each of `events` (each re-checked)
     action: str | None = None  # what happened (core.actions); "resulted": `time` is the result time
+    time_words: str | None = None  # a note mention's time: the note's words it was read from ("three weeks ago")
 
     @property
     def has_issued(self) -> bool:
@@ -201,6 +202,7 @@ def _item(cand: Candidate, unit: str | None, reading: HistoryReading, resulted: 
         displays=displays,
         basis=tuple(sorted(set(cand.basis))),
         action="resulted" if resulted else _action(occ),
+        time_words=occ.extra_value("time_text") if occ.origin is Origin.NOTE and occ.time.resolved else None,
     )
 
 

@@ -40,6 +40,7 @@ class TimeOut(BaseModel):
     end: str | None = None
     type: str
     granularity: str
+    words: str | None = Field(default=None, description="a note mention's time: the note's words it was read from")
 
 
 class SourceOut(BaseModel):

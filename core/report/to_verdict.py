@@ -22,12 +22,13 @@ from medeventgraph.model.occurrence import EventTime, TimeType
 __all__ = ["to_verdict"]
 
 
-def _time_out(t: EventTime) -> TimeOut:
+def _time_out(t: EventTime, words: str | None = None) -> TimeOut:
     return TimeOut(
         start=format_time(t.start) if t.start else None,
         end=format_time(t.end) if t.end else None,
         type=t.type.value,
         granularity=t.granularity.value,
+        words=words,
     )
 
 
@@ -44,7 +45,7 @@ def _evidence(item: EvidenceItem, polarity: str) -> EvidenceOut:
         concept=item.concept,
         codes=list(item.codes),
         context=item.context,
-        time=_time_out(item.time),
+        time=_time_out(item.time, item.time_words),
         documented=_time_out(item.documented) if item.documented else None,
         encounter=item.encounter,
         scope=item.scope,

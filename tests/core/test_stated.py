@@ -323,3 +323,20 @@ def test_a_hedged_end_takes_part_in_no_stated_relation(note_pipeline, text, expe
     index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
     v = verify_query(index, _overlap_query("gi bleed", "condition", "coumadin", "medication"), settings)
     assert v.verdict.value == expected, v.relations[0].explanation
+
+
+def test_a_time_read_from_the_note_says_its_words(note_pipeline):
+    """The bundle records the words a note mention's time was read from, and people read them."""
+    from medeventgraph.wording.times import item_when, when_text
+
+    text = ("HISTORY OF PRESENT ILLNESS: He was treated for pneumonia three weeks ago.,"
+            "ASSESSMENT: Respiratory failure.")
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    v = verify_query(index, _overlap_query("pneumonia", "condition", "respiratory failure", "condition", "before"),
+                     settings)
+    assert v.verdict.value == "supported", v.relations[0].explanation
+    (past,) = [e for e in v.evidence if e.concept == "pneumonia"]
+    assert past.time.words == "three weeks ago"
+    assert when_text(item_when(past)).endswith("(stated: 'three weeks ago')")
+    (now,) = [e for e in v.evidence if e.kind == "condition" and e.concept != "pneumonia"]
+    assert now.time.words is None and when_text(item_when(now)).startswith("note of")
