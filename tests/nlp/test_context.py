@@ -353,3 +353,15 @@ def test_a_planned_drug_grounds_no_event(pipeline, text, supported):
 def test_a_finding_told_as_unlikely_is_uncertain(pipeline):
     (occ,) = pipeline.mentions([make_note("Pneumonia is unlikely.")], AKI_TERMS)
     assert occ.assertion.uncertain
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "status post X": X happened before this encounter; the cue governs the words after it only
+        ("He is status post colonoscopy and presents with chest pain.", {"colonoscopy": PAST, "chest pain": NONE}),
+        ("Status post myocardial infarction with stenting.", {"myocardial infarction": PAST}),
+    ],
+)
+def test_cue_classes(pipeline, text, expected):
+    assert _read(pipeline, text) == _lower(expected)
