@@ -355,12 +355,18 @@ def test_a_finding_told_as_unlikely_is_uncertain(pipeline):
     assert occ.assertion.uncertain
 
 
+UNCERTAIN = Assertion(uncertain=True)
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
         # "status post X": X happened before this encounter; the cue governs the words after it only
         ("He is status post colonoscopy and presents with chest pain.", {"colonoscopy": PAST, "chest pain": NONE}),
         ("Status post myocardial infarction with stenting.", {"myocardial infarction": PAST}),
+        # "evaluate for X" asks whether X is there: possible, not denied (medspaCy's default reads a negation)
+        ("Evaluate for DVT.", {"DVT": UNCERTAIN}),
+        ("Doppler of the left leg to evaluate for DVT.", {"DVT": UNCERTAIN}),
     ],
 )
 def test_cue_classes(pipeline, text, expected):
