@@ -356,6 +356,7 @@ def test_a_finding_told_as_unlikely_is_uncertain(pipeline):
 
 
 UNCERTAIN = Assertion(uncertain=True)
+FAMILY = Assertion(family=True)
 
 
 @pytest.mark.parametrize(
@@ -367,6 +368,13 @@ UNCERTAIN = Assertion(uncertain=True)
         # "evaluate for X" asks whether X is there: possible, not denied (medspaCy's default reads a negation)
         ("Evaluate for DVT.", {"DVT": UNCERTAIN}),
         ("Doppler of the left leg to evaluate for DVT.", {"DVT": UNCERTAIN}),
+        # a relative who tells or acts is not who has the findings
+        ("His wife states that he developed chest pain after dinner.", {"chest pain": NONE}),
+        ("The family had wanted her transferred for the bleeding.", {"bleeding": NONE}),
+        ("Her daughter noticed a rash on her back.", {"rash": NONE}),
+        # a relative's own condition is still the relative's
+        ("His mother had diabetes.", {"diabetes": FAMILY}),
+        ("Her husband reports that her sister has asthma.", {"asthma": FAMILY}),
     ],
 )
 def test_cue_classes(pipeline, text, expected):
