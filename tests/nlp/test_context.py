@@ -357,6 +357,7 @@ def test_a_finding_told_as_unlikely_is_uncertain(pipeline):
 
 UNCERTAIN = Assertion(uncertain=True)
 FAMILY = Assertion(family=True)
+NEGATED = Assertion(negated=True)
 
 
 @pytest.mark.parametrize(
@@ -375,6 +376,15 @@ FAMILY = Assertion(family=True)
         # a relative's own condition is still the relative's
         ("His mother had diabetes.", {"diabetes": FAMILY}),
         ("Her husband reports that her sister has asthma.", {"asthma": FAMILY}),
+        # modal verbs put an act among possibilities, never the problem it treats; "May" the month is no modal
+        ("We may obtain an MRI of the spine.", {"MRI": PLANNED}),
+        ("The DVT could be treated with heparin.", {"DVT": NONE, "heparin": PLANNED}),
+        ("He would like to avoid a colonoscopy.", {"colonoscopy": PLANNED}),
+        ("In May she was started on metoprolol.", {"metoprolol": NONE}),
+        # a new clause with its own subject ends a cue's scope
+        ("There was no fever, so we obtained an MRI.", {"fever": NEGATED, "MRI": NONE}),
+        ("She denied chest pain and we obtained a CBC.", {"chest pain": NEGATED, "CBC": NONE}),
+        ("It was thought she might need dialysis and she was given heparin.", {"dialysis": PLANNED, "heparin": NONE}),
     ],
 )
 def test_cue_classes(pipeline, text, expected):
