@@ -353,3 +353,39 @@ def test_a_planned_drug_grounds_no_event(pipeline, text, supported):
 def test_a_finding_told_as_unlikely_is_uncertain(pipeline):
     (occ,) = pipeline.mentions([make_note("Pneumonia is unlikely.")], AKI_TERMS)
     assert occ.assertion.uncertain
+
+
+UNCERTAIN = Assertion(uncertain=True)
+FAMILY = Assertion(family=True)
+NEGATED = Assertion(negated=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "status post X": X happened before this encounter; the cue governs the words after it only
+        ("He is status post colonoscopy and presents with chest pain.", {"colonoscopy": PAST, "chest pain": NONE}),
+        ("Status post myocardial infarction with stenting.", {"myocardial infarction": PAST}),
+        # "evaluate for X" asks whether X is there: possible, not denied (medspaCy's default reads a negation)
+        ("Evaluate for DVT.", {"DVT": UNCERTAIN}),
+        ("Doppler of the left leg to evaluate for DVT.", {"DVT": UNCERTAIN}),
+        # a relative who tells or acts is not who has the findings
+        ("His wife states that he developed chest pain after dinner.", {"chest pain": NONE}),
+        ("The family had wanted her transferred for the bleeding.", {"bleeding": NONE}),
+        ("Her daughter noticed a rash on her back.", {"rash": NONE}),
+        # a relative's own condition is still the relative's
+        ("His mother had diabetes.", {"diabetes": FAMILY}),
+        ("Her husband reports that her sister has asthma.", {"asthma": FAMILY}),
+        # modal verbs put an act among possibilities, never the problem it treats; "May" the month is no modal
+        ("We may obtain an MRI of the spine.", {"MRI": PLANNED}),
+        ("The DVT could be treated with heparin.", {"DVT": NONE, "heparin": PLANNED}),
+        ("He would like to avoid a colonoscopy.", {"colonoscopy": PLANNED}),
+        ("In May she was started on metoprolol.", {"metoprolol": NONE}),
+        # a new clause with its own subject ends a cue's scope
+        ("There was no fever, so we obtained an MRI.", {"fever": NEGATED, "MRI": NONE}),
+        ("She denied chest pain and we obtained a CBC.", {"chest pain": NEGATED, "CBC": NONE}),
+        ("It was thought she might need dialysis and she was given heparin.", {"dialysis": PLANNED, "heparin": NONE}),
+    ],
+)
+def test_cue_classes(pipeline, text, expected):
+    assert _read(pipeline, text) == _lower(expected)
