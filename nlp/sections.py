@@ -40,10 +40,10 @@ def add_sectionizer(nlp: Language) -> None:
 
 @Language.factory("medeventgraph_sectionizer")
 def make_sectionizer(nlp, name):  # untyped: spaCy builds its config schema from the annotations
-    return Sectionizer(nlp, name)
+    return _Sectionizer(nlp, name)
 
 
-class Sectionizer(MedspacySectionizer):
+class _Sectionizer(MedspacySectionizer):
     """medspaCy's Sectionizer with our heading rules, giving the same `doc._.sections` and sentence
     starts for less: the title patterns are matched only where a title can start
     (`HeadingMatcher`), and no `token._.section` is written (medspaCy sets it on every token, a
@@ -59,7 +59,8 @@ class Sectionizer(MedspacySectionizer):
         # section length caps and span attributes, none of which these rules use.
         assert not self._parent_sections and not self.require_end_line and self.max_section_length is None
         assert self.assertion_attributes_mapping is None
-        self.rule_map: Mapping[str, Any] = self._Sectionizer__matcher.rule_map  # type: ignore[attr-defined]
+        # the rules in medspaCy's order, under ids of its form: the same ties, broken the same way
+        self.rule_map: Mapping[str, SectionRule] = {f"{r.category}_{i}": r for i, r in enumerate(self.rules)}
         self.headings = HeadingMatcher(nlp.vocab, self.rule_map)
 
     def filter_start_lines(self, doc: Doc, matches: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
