@@ -99,9 +99,11 @@ class HeadingMatcher:
     and takes at most one token per further element, so a match lies within its pattern's length
     of a token holding its first word (after the run of '#'). Patterns are grouped by those words,
     and each group's Matcher runs only on the stretches around the tokens that hold its word:
-    the same Matcher on the same tokens, so the same matches. Their order differs, which the
-    pruning reads only to break a tie between two matches on the same tokens; a doc with such a
-    tie is matched whole (none of our titles gives one: two titles of one wording)."""
+    the same Matcher on the same tokens, so the same matches. Where every title of a group has a
+    second word ('chief complaint'), only the tokens followed by one are tried ('patient' starts
+    titles, and most of its uses do not). The matches come in another order than the whole
+    Matcher's, which pruning reads only to break a tie between two matches on the same tokens: a
+    doc with such a tie is matched whole (our titles give none)."""
 
     def __init__(self, vocab: Vocab, rule_map: Mapping[str, SectionRule]) -> None:
         self.everywhere = Matcher(vocab)
@@ -118,12 +120,14 @@ class HeadingMatcher:
             else:
                 groups.setdefault(key, []).append((rule_id, pattern))
         self.hash_run = vocab.strings.add("#")
-        self.groups: dict[tuple[int, int | None], tuple[Matcher, int]] = {}
+        self.groups: dict[tuple[int, int | None], tuple[Matcher, int, frozenset[int] | None]] = {}
         for key, patterns in groups.items():
             matcher = Matcher(vocab)
             for rule_id, pattern in patterns:
                 matcher.add(rule_id, [pattern])
-            self.groups[key] = (matcher, max(len(p) for _, p in patterns))
+            seconds = [_second_word(vocab, p) for _, p in patterns] if key[1] is None else [None]
+            after = None if None in seconds else frozenset(s for s in seconds if s is not None)
+            self.groups[key] = (matcher, max(len(p) for _, p in patterns), after)
         self.firsts = np.array(sorted({k[0] for k in self.groups if k[1] is None}), dtype=np.uint64)
 
     def __call__(self, doc: Doc) -> list[tuple[int, int, int]]:
@@ -150,7 +154,9 @@ class HeadingMatcher:
             group = self.groups.get(key)
             if group is None:
                 continue
-            matcher, width = group
+            matcher, width, after = group
+            if after is not None:
+                positions = [p for p in positions if p + 1 < n and int(lower[p + 1]) in after]
             for a, b in _stretches(positions, width, n):
                 found.extend((match_id, a + s, a + e) for match_id, s, e in matcher(doc[a:b]))
         if len({(s, e) for _, s, e in found}) < len(found):
@@ -176,6 +182,14 @@ def _group_key(vocab: Vocab, pattern: list[dict[str, Any]]) -> tuple[int, int | 
             and isinstance(rest[0]["LOWER"], str) and rest[0]["LOWER"] != "#":
         return (vocab.strings.add("#"), vocab.strings.add(rest[0]["LOWER"]))
     return None
+
+
+def _second_word(vocab: Vocab, pattern: list[dict[str, Any]]) -> int | None:
+    """The LOWER a title's second token must have, or None when it may end after its first word
+    or its second token is not one plain word."""
+    if len(pattern) < 2 or set(pattern[1]) != {"LOWER"} or not isinstance(pattern[1]["LOWER"], str):
+        return None
+    return vocab.strings.add(pattern[1]["LOWER"])
 
 
 def _stretches(positions: list[int], width: int, n: int) -> list[tuple[int, int]]:

@@ -85,3 +85,14 @@ def test_other_pattern_shapes_are_matched_whole(pipeline):
     assert not matcher.windowed
     doc = pipeline.nlp.make_doc("Exam: normal. Examination\nnormal")
     assert matcher(doc) == matcher.whole(doc) and len(matcher(doc)) == 2
+
+
+def test_a_word_starting_only_longer_titles_is_tried_where_their_second_word_follows(pipeline):
+    rules = [SectionRule("Patient instructions", "plan", pattern=[{"LOWER": "patient"}, {"LOWER": "instructions"}]),
+             SectionRule("Plan", "plan", pattern=[{"LOWER": "plan"}, {"LOWER": ":", "OP": "?"}])]
+    matcher = HeadingMatcher(pipeline.nlp.vocab, {f"plan_{i}": r for i, r in enumerate(rules)})
+    strings = pipeline.nlp.vocab.strings
+    assert matcher.groups[(strings["patient"], None)][2] == {strings["instructions"]}
+    assert matcher.groups[(strings["plan"], None)][2] is None  # 'plan' alone is a title
+    doc = pipeline.nlp.make_doc("The patient is well.\nPatient instructions\nPlan: rest. Patient")
+    assert matcher(doc) == matcher.whole(doc) and len(matcher(doc)) == 2  # "Plan:" over "Plan"
