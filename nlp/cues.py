@@ -15,10 +15,13 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
+import numpy as np
 from medspacy.context import ConTextRule
+from spacy.attrs import LOWER, SHAPE
 from spacy.language import Language
 from spacy.matcher import Matcher, PhraseMatcher
 from spacy.tokens import Doc
+from spacy.vocab import Vocab
 
 __all__ = ["CueMatcher", "word_sequences"]
 
@@ -69,6 +72,12 @@ class CueMatcher:
         self._phrases = PhraseMatcher(nlp.vocab, attr="LOWER")
         self._tokens = Matcher(nlp.vocab)
         self._sentence_initial: set[int] = set()  # match ids of phrases that must start a sentence
+        # The token patterns again, each in a Matcher of its own run only near its anchor word
+        # (`_near_anchors`); `_rest` holds those without one. `_tokens` is all of them, whole doc.
+        self._windowed: list[tuple[Matcher, list[tuple[int, frozenset[int], int, int]], int]] = []
+        self._rest = Matcher(nlp.vocab)
+        self._anchor_of: dict[tuple[int, int], list[tuple[int, int]]] = {}  # (attr, value) -> (pattern, anchor)
+        self._anchor_values: dict[int, np.ndarray] | None = None
         for index, rule in enumerate(rules):
             key = f"{rule.category}_{index}"
             self.rule_map[key] = rule
@@ -83,6 +92,16 @@ class CueMatcher:
             sequences = word_sequences(rule.pattern)
             if sequences is None:
                 self._tokens.add(key, [rule.pattern])
+                anchors = _anchors(nlp.vocab, rule.pattern)
+                if anchors:
+                    matcher = Matcher(nlp.vocab)
+                    matcher.add(key, [rule.pattern])
+                    for a, (attr, values, _, _) in enumerate(anchors):
+                        for value in values:
+                            self._anchor_of.setdefault((attr, value), []).append((len(self._windowed), a))
+                    self._windowed.append((matcher, anchors, len(rule.pattern)))
+                else:
+                    self._rest.add(key, [rule.pattern])
             else:
                 self._phrases.add(key, [Doc(nlp.vocab, words=list(seq)) for seq in sequences])
                 if _starts_a_sentence(rule.pattern):
@@ -91,5 +110,80 @@ class CueMatcher:
     def __call__(self, doc: Doc) -> list[tuple[int, int, int]]:
         """(match id, start, end) of every cue, overlapping ones included, in text order."""
         phrases = [m for m in self._phrases(doc) if m[0] not in self._sentence_initial or doc[m[1]].is_sent_start]
-        found = (set(self._tokens(doc)) if len(self._tokens) else set()) | set(phrases)
+        found = self._token_matches(doc) | set(phrases)
         return sorted(found, key=lambda m: (m[1], m[2], self._rank[m[0]]))
+
+    def _token_matches(self, doc: Doc) -> set[tuple[int, int, int]]:
+        """`set(self._tokens(doc))`: the token patterns' matches (a set: the caller sorts)."""
+        found = set(self._rest(doc)) if len(self._rest) else set()
+        if not self._windowed or not len(doc):
+            return found
+        if self._anchor_values is None:
+            self._anchor_values = {attr: np.array(sorted({v for a, v in self._anchor_of if a == attr}), dtype=np.uint64)
+                                   for attr in _ANCHOR_ATTRS.values()}
+        # where each pattern's anchors stand: one look-up per attribute, then only the hits
+        hits: list[list[list[int]]] = [[[] for _ in anchors] for _, anchors, _ in self._windowed]
+        columns = doc.to_array(list(_ANCHOR_ATTRS.values()))
+        for attr, values in self._anchor_values.items():
+            column = columns[:, _COLUMN[attr]]
+            for i in np.flatnonzero(np.isin(column, values)).tolist():
+                for pattern, anchor in self._anchor_of[(attr, int(column[i]))]:
+                    hits[pattern][anchor].append(i)
+        for (matcher, anchors, width), where in zip(self._windowed, hits, strict=True):
+            found.update(_near_anchors(doc, matcher, anchors, where, width))
+        return found
+
+
+_ANCHOR_ATTRS = {"LOWER": LOWER, "SHAPE": SHAPE}  # token attributes an anchor word may be tested on
+_COLUMN = {attr: i for i, attr in enumerate(_ANCHOR_ATTRS.values())}  # its column in `to_array`
+
+
+def _anchors(vocab: Vocab, pattern: list[dict[str, Any]]) -> list[tuple[int, frozenset[int], int, int]]:
+    """The pattern's required elements that test one word (LOWER or SHAPE, one value or IN a
+    list), each as (attribute, value hashes, fewest and most tokens before it): a match starts
+    that many tokens before a token passing it. Empty when an element may take more than one
+    token (its matches are then looked for everywhere)."""
+    out = []
+    lo = 0  # required elements before this one; `hi`: all elements before it
+    for hi, element in enumerate(pattern):
+        op = element.get("OP")
+        if op not in (None, "?"):
+            return []
+        tested = {k: v for k, v in element.items() if k != "OP"}
+        if op is None and len(tested) == 1:
+            (name, value), = tested.items()
+            if name in _ANCHOR_ATTRS:
+                values = [value] if isinstance(value, str) else (
+                    value["IN"] if isinstance(value, dict) and set(value) == {"IN"} else None)
+                if values is not None and all(isinstance(v, str) for v in values):
+                    out.append((_ANCHOR_ATTRS[name], frozenset(vocab.strings.add(v) for v in values), lo, hi))
+        lo += op is None
+    return out
+
+
+def _near_anchors(doc: Doc, matcher: Matcher, anchors: list[tuple[int, frozenset[int], int, int]],
+                  hits: list[list[int]], width: int) -> list[tuple[int, int, int]]:
+    """`matcher(doc)` for a Matcher of one pattern whose elements each take at most one token:
+    a match starts lo..hi tokens before a token passing each of its anchors (`hits`: where each
+    anchor's tokens are), and ends within `width` tokens of its start, so the Matcher runs only
+    on the stretches from such starts, and finds the same matches there (its tests are of single
+    tokens)."""
+    possible: set[int] | None = None
+    for (_, _, lo, hi), where in zip(anchors, hits, strict=True):
+        starts = {p - k for p in where for k in range(lo, hi + 1) if p >= k}
+        possible = starts if possible is None else possible & starts
+        if not possible:
+            return []
+    n = len(doc)
+    out: list[tuple[int, int, int]] = []
+    stretch: list[int] = []
+    for start in [*sorted(possible or ()), None]:
+        if start is not None and stretch and start < stretch[1]:
+            stretch[1] = min(n, start + width)
+            continue
+        if stretch:
+            a, b = stretch
+            out.extend((match_id, a + s, a + e) for match_id, s, e in matcher(doc[a:b]))
+        if start is not None:
+            stretch = [start, min(n, start + width)]
+    return out

@@ -25,6 +25,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from .analytes import Alias, Analyte, AnalyteTable, UnitSpec, load_analytes
+from .doc_text import doc_text
 
 __all__ = ["ValueFind", "add_value_finder", "doc_values", "find_values"]
 
@@ -342,7 +343,7 @@ def make_value_finder(nlp, name):
         hits = numpy.nonzero(numpy.isin(doc.to_array(LOWER), first_words))[0]
         if not len(hits):
             return doc
-        text = doc.text
+        text = doc_text(doc)  # doc.text joins every token again
         sentences: dict[int, int] = {}
         for i in hits.tolist():
             token = doc[i]

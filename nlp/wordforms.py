@@ -21,8 +21,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+from spacy.attrs import IDX, IS_SPACE, LENGTH
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
+
+from .doc_text import doc_text
 
 __all__ = ["JOINERS", "KeyedDoc", "WordForms"]
 
@@ -104,13 +108,20 @@ class WordForms:
         return key
 
     def keyed(self, doc: Doc, vocab: Vocab) -> KeyedDoc:
+        """The doc's words (not white space, not joiners) as keys. The words are read as slices of
+        the doc's text at the offsets in its arrays: a Token per index cost more than the keys."""
         words: list[str] = []
         positions: list[int] = []
-        for token in doc:
-            if token.is_space or token.text in JOINERS:
-                continue
-            words.append(self.text_key(token.text))
-            positions.append(token.i)
+        if len(doc):
+            text = doc_text(doc)
+            arr = doc.to_array([IS_SPACE, IDX, LENGTH])
+            rows = np.flatnonzero(arr[:, 0] == 0)
+            for i, start, length in zip(rows.tolist(), arr[rows, 1].tolist(), arr[rows, 2].tolist(), strict=True):
+                word = text[start:start + length]
+                if word in JOINERS:
+                    continue
+                words.append(self.text_key(word))
+                positions.append(i)
         return KeyedDoc(Doc(vocab, words=words, spaces=[False] * len(words)), tuple(positions))
 
     def term_words(self, tokens: list[str]) -> list[str]:

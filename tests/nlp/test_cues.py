@@ -14,6 +14,8 @@ from medeventgraph.nlp.cues import CueMatcher, word_sequences
 from medeventgraph.nlp.rules import context_rules
 from medeventgraph.nlp.temporal import Anchors
 from medspacy.common.medspacy_matcher import MedspacyMatcher
+from medspacy.context import ConTextRule
+from spacy.tokens import Doc
 
 from .conftest import make_note
 
@@ -67,6 +69,39 @@ def test_cue_matches_are_medspacys(pipeline, synthea_notes):
         assert got == want, text[:80]
         compared += len(want)
     assert compared > 50
+
+
+TOKEN_PATTERN_TEXTS = (
+    "3 years ago she had a stroke", "seen in 1998.", "at the age of 40 and at age 12", "for the past 20 years",
+    "over 5 - years", "a two-day history of cough; 2 - day history", "1998", "in", "ago", "for 20 years",
+    "Diagnosed in 2001, and 10 months earlier, for about 3 decades. History: none.",
+)
+
+
+def test_token_patterns_matched_near_their_anchors_are_those_matched_everywhere(pipeline, synthea_notes):
+    """The token patterns ("3 years ago", "in 1998") run only on stretches around their anchor
+    words: the same matches as the whole-doc Matcher, on written texts and on every Synthea note,
+    and on the docs without white space that ConText matches on."""
+    matcher = pipeline.modifier_finder._matcher
+    assert matcher._windowed  # the default rules' token patterns all have anchors
+    texts = [*TOKEN_PATTERN_TEXTS, *dict.fromkeys(t.text for d in synthea_notes for t in d.texts)]
+    found = 0
+    for text in texts:
+        doc = pipeline.nlp(text)
+        words = [t for t in doc if not t.is_space]
+        compact = Doc(doc.vocab, words=[t.text for t in words], spaces=[bool(t.whitespace_) for t in words])
+        for d in (doc, compact):
+            assert matcher._token_matches(d) == set(matcher._tokens(d)), text[:80]
+            found += len(matcher._token_matches(d))
+    assert found > 20
+
+
+def test_a_token_pattern_without_an_anchor_is_matched_everywhere(pipeline):
+    rules = [ConTextRule("x", "HISTORICAL", pattern=[{"LIKE_NUM": True}, {"TEXT": "-", "OP": "+"}])]
+    matcher = CueMatcher(pipeline.nlp, rules)
+    assert not matcher._windowed and len(matcher._rest) == 1
+    doc = pipeline.nlp.make_doc("2 - - x")
+    assert matcher._token_matches(doc) == set(matcher._tokens(doc)) and len(matcher(doc)) == 2
 
 
 class CountingDuckling:

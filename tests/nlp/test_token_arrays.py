@@ -8,6 +8,8 @@ from medeventgraph.nlp.context import _sentence_starts
 from medeventgraph.nlp.doc_text import doc_text
 from medeventgraph.nlp.processed import process_doc
 from medeventgraph.nlp.sentences import MAX_SENTENCE_TOKENS, _any_longer, _cap_sentences, _line_starts
+from medeventgraph.nlp.values import doc_values
+from medeventgraph.nlp.wordforms import JOINERS
 from spacy.tokens import Doc
 
 NOTES = (
@@ -135,3 +137,24 @@ def test_the_pipeline_doc_holds_its_own_text(pipeline, text):
     doc = pipeline._doc(text)
     assert doc_text(doc) == doc.text == text
     assert doc_text(pipeline.nlp.make_doc(text)) == text  # no text handed over: joined once and held
+
+
+def _walked_keyed(wordforms, doc: Doc) -> tuple[list[str], list[int]]:
+    """The token walk `WordForms.keyed` replaced."""
+    kept = [t for t in doc if not t.is_space and t.text not in JOINERS]
+    return [wordforms.text_key(t.text) for t in kept], [t.i for t in kept]
+
+
+@pytest.mark.parametrize("text", (*LINES, "p.o. q.d. - / – . AKI/CKD pip-tazo", " . "))
+def test_keyed_words_are_those_of_the_token_walk(pipeline, text):
+    for doc in (pipeline._doc(text), pipeline.nlp.make_doc(text)):
+        keyed = pipeline.wordforms.keyed(doc, doc.vocab)
+        assert ([t.text for t in keyed.doc], list(keyed.positions)) == _walked_keyed(pipeline.wordforms, doc)
+        assert not any(t.whitespace_ for t in keyed.doc)
+
+
+def test_value_finder_reads_the_doc_text_it_was_handed(pipeline):
+    """`doc_text`, not `doc.text`: the same text (the pipeline hands each doc its own)."""
+    text = "Labs:  K 6.1,\n\tcreatinine 2.3 mg/dL.\n"
+    handed = doc_values(pipeline._doc(text))
+    assert handed and handed == doc_values(pipeline.nlp(text))
