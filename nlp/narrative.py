@@ -43,6 +43,7 @@ __all__ = [
     "Placement",
     "Section",
     "Sentence",
+    "lead_cue",
     "note_layout",
     "phase_order",
     "told_order",
@@ -316,6 +317,21 @@ def phase_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement 
     return Placement(earlier, later, cue[0], cue[1], rule)
 
 
+def lead_cue(text: str, layout: NoteLayout, span: tuple[int, int], cue: re.Pattern[str], reach: int
+             ) -> tuple[int, int] | None:
+    """The span of the words `cue` matches (group "cue") right before the mention at `span`, at most
+    `reach` characters back and within its sentence, or None."""
+    index = layout.sentence_at(span[0])
+    if index is None:
+        return None
+    lead = text[max(layout.sentences[index].start, span[0] - reach):span[0]]
+    m = cue.search(lead)
+    if m is None:
+        return None
+    offset = span[0] - len(lead)
+    return offset + m.start("cue"), offset + m.end("cue")
+
+
 def _phase(text: str, layout: NoteLayout, rules: _NarrativeRules, span: tuple[int, int]
            ) -> tuple[float | None, tuple[int, int], bool] | None:
     """The mention's phase, the words that place it there (a cue, or its section's title), and
@@ -326,13 +342,11 @@ def _phase(text: str, layout: NoteLayout, rules: _NarrativeRules, span: tuple[in
     if index is None:
         return None
     sentence = layout.sentences[index]
-    lead = text[max(sentence.start, span[0] - rules.history_reach):span[0]]
-    m = rules.history_cue.search(lead)
     said = text[sentence.start:sentence.end]
     dated = bool(rules.turns_back.search(said) or rules.states_time.search(said) or rules.recent_time.search(said))
-    if m is not None:
-        offset = span[0] - len(lead)
-        return 0.0, (offset + m.start("cue"), offset + m.end("cue")), dated
+    cue = lead_cue(text, layout, span, rules.history_cue, rules.history_reach)
+    if cue is not None:
+        return 0.0, cue, dated
     role = layout.role(index)
     heading = layout.sections[sentence.section] if sentence.section >= 0 else None
     if role in rules.history_roles and heading is not None:

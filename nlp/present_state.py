@@ -22,7 +22,7 @@ from functools import cache
 
 from medeventgraph.model.packaged import packaged_built
 
-from .narrative import NoteLayout, Placement, note_layout
+from .narrative import NoteLayout, Placement, lead_cue, note_layout
 
 __all__ = ["BOTH_CURRENT", "both_current", "present_basis"]
 
@@ -67,11 +67,9 @@ def present_basis(text: str, span: tuple[int, int], layout: NoteLayout | None = 
     if index is None:
         return None
     sentence = layout.sentences[index]
-    lead = text[max(sentence.start, span[0] - rules.reach):span[0]]
-    m = rules.words.search(lead)
-    if m is not None:
-        offset = span[0] - len(lead)
-        return offset + m.start("cue"), offset + m.end("cue")
+    cue = lead_cue(text, layout, span, rules.words, rules.reach)
+    if cue is not None:
+        return cue
     if rules.past.search(text[sentence.start:sentence.end]) or layout.role(index) not in rules.roles:
         return None
     heading = layout.sections[sentence.section]
