@@ -344,9 +344,9 @@ def _phase(text: str, layout: NoteLayout, rules: _NarrativeRules, span: tuple[in
     sentence = layout.sentences[index]
     said = text[sentence.start:sentence.end]
     dated = bool(rules.turns_back.search(said) or rules.states_time.search(said) or rules.recent_time.search(said))
-    cue = lead_cue(text, layout, span, rules.history_cue, rules.history_reach)
-    if cue is not None:
-        return 0.0, cue, dated
+    history = lead_cue(text, layout, span, rules.history_cue, rules.history_reach)
+    if history is not None:
+        return 0.0, history, dated
     role = layout.role(index)
     heading = layout.sections[sentence.section] if sentence.section >= 0 else None
     if role in rules.history_roles and heading is not None:
