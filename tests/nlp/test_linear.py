@@ -70,6 +70,7 @@ def test_time_and_section_lookups_per_mention_do_not_scan_the_note(pipeline):
     a scan of all of them per mention made a long unpunctuated note quadratic."""
     from dataclasses import replace
 
+    from medeventgraph.nlp.processed import SectionTable, SentenceTable
     from medeventgraph.nlp.timeline import SentenceTimes, note_anchors
 
     def reads(lines: int) -> int:
@@ -78,7 +79,9 @@ def test_time_and_section_lookups_per_mention_do_not_scan_the_note(pipeline):
         note = make_note(text, f"lookups-{lines}")
         processed = pipeline.process(note, note.texts[0])
         assert len(processed.sentences) >= lines and len(processed.sections) >= 2
-        counted = replace(processed, sentences=_Counted(processed.sentences), sections=_Counted(processed.sections))
+        # the note's own tables (processed.py), their rows counted as they are read
+        counted = replace(processed, sentences=SentenceTable(_Counted(processed.sentences.rows)),
+                          sections=SectionTable(_Counted(processed.sections.rows)))
         anchors = note_anchors(note, counted.text, None, pipeline.time_finder)
         _Counted.reads = 0
         times = SentenceTimes(counted, anchors, pipeline.time_finder)
