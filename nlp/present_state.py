@@ -23,6 +23,7 @@ from functools import cache
 from medeventgraph.model.packaged import packaged_built
 
 from .narrative import NoteLayout, Placement, lead_cue, note_layout
+from .rules import load_section_specs
 
 __all__ = ["BOTH_CURRENT", "both_current", "present_basis"]
 
@@ -43,8 +44,6 @@ def _rules() -> _PresentRules:
 
 
 def _build(raw: dict) -> _PresentRules:
-    from .rules import load_section_specs
-
     known = {s.category for s in load_section_specs()}
     roles = frozenset(str(r) for r in raw["present_roles"])
     if roles - known:

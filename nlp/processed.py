@@ -10,6 +10,7 @@ which made the cold run trigger full collections (issue #19). They are read back
 from __future__ import annotations
 
 import threading
+from abc import abstractmethod
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -52,8 +53,9 @@ class Rows(Sequence[T], Generic[T]):
     def __init__(self, rows: tuple[tuple, ...]) -> None:
         self.rows = rows
 
+    @abstractmethod
     def item(self, row: tuple) -> T:
-        raise NotImplementedError
+        """The item a row holds (each table says how it is built)."""
 
     def __len__(self) -> int:
         return len(self.rows)
