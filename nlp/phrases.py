@@ -4,7 +4,8 @@ removal", "removal of the melanoma", "clamping the renal hilum", "exacerbation o
 
 An event text becomes slots, one per content word, each a set of stems (`Stems`): a lemma
 (lemminflect) then the Snowball stemmer (NLTK's, the standard English one), with two
-derivations it misses ("placement" -> place, "hypoxia"/"hypoxic" -> hypox). A "-ectomy" word
+derivations it misses ("placement" -> place, "hypoxia"/"hypoxic" -> hypox); a query's word also
+takes every form of the verb it names, so irregular ones meet ("fall": fell, fallen). A "-ectomy" word
 fills two slots, its organ and its act (resources/phrase_rules.json). A phrase is found where
 every slot is filled by a distinct word of one clause of one sentence: no break mark or word
 between the first and last, at most `max_extra` other content words among them. Word order is
@@ -171,6 +172,13 @@ class Stems:
         phrase's slots is not searched (its words' stems are memoised, the bag is not: cheap)."""
         return frozenset().union(*(self.of(w) for w, _, _ in _words_of(sentence) if w[0].isalnum()))
 
+    def _verb_forms(self, lower: str) -> frozenset[str]:
+        # A query's word may be told by its verb's irregular forms ("fall": she fell; "swelling":
+        # the leg was swollen); a laterality or position word ("left") is never the verb it spells.
+        if lower in self._rules.modifier_words:
+            return frozenset()
+        return frozenset(self.stem(f) for f in self._wordforms.verb_forms(lower))
+
     def _ectomy(self, lower: str) -> frozenset[str]:
         if not lower.endswith(("ectomy", "ectomies")):
             return frozenset()
@@ -195,7 +203,7 @@ class Stems:
             qualifier = self.qualifier(parts[0]) if len(parts) > 1 else None
             return [slots[0] | qualifier, *slots[1:]] if qualifier is not None else slots
         if not lower.endswith(("ectomy", "ectomies")):
-            return [self.of(word)]
+            return [self.of(word) | self._verb_forms(lower)]
         root = lower[: lower.rindex("ectom")]
         organ = next((o for prefix, o in self._rules.combining_forms if root.endswith(prefix)), None)
         acts = frozenset(self.stem(a) for a in self._rules.ectomy_actions) | {self.stem(lower)}

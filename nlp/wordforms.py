@@ -63,6 +63,7 @@ class WordForms:
         import lemminflect  # loads its tables (~2 s): once per pipeline, not at import
 
         self._lemmas = lemminflect.getAllLemmas
+        self._inflections = lemminflect.getAllInflections
         self._oov = lemminflect.getAllLemmasOOV
         self._lemmas("rashes")  # its tables load on first use (~1 s): here, not in the first note
         self._oov("utis", "NOUN")
@@ -81,6 +82,17 @@ class WordForms:
         if len(lower) >= 4 and lower.endswith("s") and not lower.endswith(("ss", "us", "is")):
             return self._oov(lower, "NOUN")["NOUN"][0]
         return lower
+
+    def verb_forms(self, lower: str) -> tuple[str, ...]:
+        """Every form of the verb a word is or names ("fall": fell, fallen, falling; "swelling":
+        swell, swollen), empty for a word that names no verb."""
+        if not lower.isalpha() or len(lower) < 3:
+            return ()
+        verb = self._lemmas(lower).get("VERB")
+        if not verb:
+            return ()
+        forms = self._inflections(verb[0], upos="VERB")
+        return tuple(dict.fromkeys((verb[0], *(f for group in forms.values() for f in group))))
 
     def text_key(self, text: str) -> str:
         """The key of a word as written in a note."""

@@ -66,6 +66,10 @@ def _found(event: str, sentence: str) -> list[str]:
      "Carotid artery stenosis, status post stent placement"),
     ("right breast carcinoma excision", "Right breast carcinoma s/p wide local excision.",
      "Right breast carcinoma s/p wide local excision"),
+    # a word told by its verb's irregular forms
+    ("fall", "She tripped on the stairs and fell backwards.", "fell"),
+    ("ankle swelling", "By evening both ankles were swollen.", "ankles were swollen"),
+    ("blood draw", "Blood was drawn from the left arm.", "Blood was drawn"),
 ])
 def test_split_and_reordered_events_are_found(event: str, sentence: str, words: str) -> None:
     assert _found(event, sentence) == [words]
@@ -90,6 +94,8 @@ def test_split_and_reordered_events_are_found(event: str, sentence: str, words: 
     ("femoral artery puncture", "The femur was fractured and the artery was punctured."),
     # a linking phrase counts no words only where its words stand together
     ("carotid stent placement", "Carotid artery stenosis, status unclear post stent placement."),
+    # a laterality word is never the verb it spells ('left' is no form of 'leave')
+    ("left arm pain", "Leaving the clinic, arm pain began."),
 ])
 def test_words_not_told_together_are_no_phrase(event: str, sentence: str) -> None:
     assert _found(event, sentence) == []
