@@ -380,6 +380,9 @@ NEGATED = Assertion(negated=True)
         ("We may obtain an MRI of the spine.", {"MRI": PLANNED}),
         ("The DVT could be treated with heparin.", {"DVT": NONE, "heparin": PLANNED}),
         ("He would like to avoid a colonoscopy.", {"colonoscopy": PLANNED}),
+        # a wish puts an act among possibilities, never the problem that prompts it
+        ("She wishes to have a colonoscopy because of the anemia.", {"colonoscopy": PLANNED, "anemia": NONE}),
+        ("He wanted to stop the metoprolol.", {"metoprolol": PLANNED}),
         ("In May she was started on metoprolol.", {"metoprolol": NONE}),
         # a new clause with its own subject ends a cue's scope
         ("There was no fever, so we obtained an MRI.", {"fever": NEGATED, "MRI": NONE}),

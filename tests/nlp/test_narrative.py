@@ -119,6 +119,14 @@ def test_phases_of_an_operative_note():
     assert after is not None and after.earlier == span(text, "lithotripsy")
 
 
+def test_an_indication_is_the_presentation():
+    text = ("INDICATION: ,The patient presented with painless hematuria.,PROCEDURE: ,Under sedation a "
+            "cystoscopy was performed and a bladder biopsy was taken.")
+    placed = phase_order(text, span(text, "bladder biopsy"), span(text, "hematuria"))
+    assert placed is not None and placed.rule == EARLIER_SECTION and placed.earlier == span(text, "hematuria")
+    assert text[placed.cue_start:placed.cue_end] == "INDICATION"
+
+
 def test_a_subheading_continues_its_section():
     text = ("PHYSICAL EXAMINATION: ,VITAL SIGNS: Stable.,HEENT: Normal.,PAST MEDICAL HISTORY: ,Asthma.")
     assert [s.role for s in note_layout(text).sections] == ["physical_exam", "past_medical_history"]
