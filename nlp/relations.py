@@ -17,14 +17,15 @@ from typing import Literal
 
 from medeventgraph.model.packaged import packaged_built
 
-from .narrative import PLACEMENT_RULES, Placement, note_layout, phase_order, told_order
+from .narrative import PLACEMENT_RULES, Placement, Sentence, note_layout, phase_order, told_order
 from .present_state import BOTH_CURRENT, both_current
-from .values import find_values
+from .values import ValueFind, find_values
 
 __all__ = ["StatedOrder", "find_order", "find_relation", "hedged", "is_placement"]
 
 CUE_REACH = 600  # characters between two mentions that one passage's cue can relate
 STATED_CHANGE = "stated-change"  # "creatinine has gone from 2.1 to 4.2": the values in the order stated
+WINDOW_EXTREME = "window-extreme"  # "highest temperature over the past 24 hours was 102.1 ... temperature is 99.2"
 
 Position = Literal["before_second", "between", "before_first", "opens_next"]
 Order = Literal["first_earlier", "second_earlier", "overlap"]
@@ -54,6 +55,7 @@ class _OrderRules:
     fillers: str
     rules: tuple[_OrderRule, ...]
     hedge: re.Pattern[str]  # a hedge right before a mention, up to its own words ("possible ")
+    window_extreme: re.Pattern[str]  # a value told as a past window's highest or lowest ("Tmax")
 
     def by_id(self, rule_id: str) -> _OrderRule | None:
         return next((r for r in self.rules if r.id == rule_id), None)
@@ -86,7 +88,7 @@ def is_placement(rule_id: str) -> bool:
 def find_relation(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOrder | None:
     """What the note says of the mentions at spans `a` and `b`: a cue's order or overlap when one
     relates them (the stronger basis), else where the note places them (nlp/narrative.py)."""
-    change = _stated_change(text, a, b)
+    change = _stated_change(text, a, b) or _window_extreme(text, a, b)
     if change is not None:
         return change
     if abs(a[0] - b[0]) <= CUE_REACH:
@@ -113,6 +115,47 @@ def _stated_change(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedO
     earlier, later = (va, vb) if va.time_rank < vb.time_rank else (vb, va)
     lo, hi = min(va.start, vb.start), max(va.end, vb.end)
     return StatedOrder((earlier.start, earlier.end), (later.start, later.end), lo, hi, text[lo:hi], STATED_CHANGE)
+
+
+_EXTREME_SENTENCES = 2  # sentences apart a window's extreme and the reading it is told beside may stand
+_CLAUSE_START = re.compile(r"[,;:]")
+_TOLD_AS_PAST = re.compile(r"\b(?:was|were|had|admission|initially|previously|yesterday|prior)\b", re.IGNORECASE)
+
+
+def _window_extreme(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOrder | None:
+    """Two readings of one analyte in one section, a few sentences apart, one told as the highest
+    or lowest of a past window ("highest temperature over the past 24 hours was 102.1"), the other
+    told as it is ("temperature is 99.2"), with other numbers: the window's extreme came first."""
+    layout = note_layout(text)
+    ia, ib = layout.sentence_at(a[0]), layout.sentence_at(b[0])
+    if ia is None or ib is None or abs(ia - ib) > _EXTREME_SENTENCES or \
+            layout.sentences[ia].section != layout.sentences[ib].section:
+        return None
+    va, vb = _value_at(text, layout.sentences[ia], a), _value_at(text, layout.sentences[ib], b)
+    if va is None or vb is None or va.analyte != vb.analyte or va.quantity is None or va.quantity == vb.quantity:
+        return None
+    pattern = _load_order_rules().window_extreme
+    clauses = [_clause_of(text, layout.sentences[i].start, v) for i, v in ((ia, va), (ib, vb))]
+    marks = [pattern.search(text, lo, hi) for lo, hi in clauses]
+    if (marks[0] is None) == (marks[1] is None):
+        return None
+    k = 0 if marks[0] is not None else 1
+    mark, (lo, hi) = marks[k], clauses[1 - k]
+    if mark is None or _TOLD_AS_PAST.search(text, lo, hi):
+        return None  # the other reading is told as a past one too: which came first is not said
+    earlier, later = (a, b) if k == 0 else (b, a)
+    return StatedOrder(earlier, later, mark.start(), mark.end(), mark.group(), WINDOW_EXTREME)
+
+
+def _value_at(text: str, sentence: Sentence, span: tuple[int, int]) -> ValueFind | None:
+    return next((v for v in find_values(text[sentence.start:sentence.end], sentence.start)
+                 if (v.start, v.end) == span), None)
+
+
+def _clause_of(text: str, sentence_start: int, value: ValueFind) -> tuple[int, int]:
+    """The value's clause: from the last comma, semicolon or colon before its words to its end."""
+    marks = list(_CLAUSE_START.finditer(text, sentence_start, value.start))
+    return (marks[-1].end() if marks else sentence_start), value.end
 
 
 def _from_placement(text: str, p: Placement) -> StatedOrder:
@@ -143,7 +186,7 @@ def _order_rules(raw: dict) -> _OrderRules:
     hedge = re.compile(rf"\b(?:{raw['hedge']})\s+(?:[\w/'-]+\s+){{0,{int(raw['hedge_words_between'])}}}$",
                        re.IGNORECASE)
     return _OrderRules(int(raw["max_between_words"]), int(raw["max_words_before_cue"]), str(raw["fillers"]),
-                      tuple(rules), hedge)
+                      tuple(rules), hedge, re.compile(raw["window_extreme"], re.IGNORECASE))
 
 
 _HEDGE_REACH = 60  # characters before a mention a hedge may stand
@@ -238,7 +281,7 @@ def check_order(text: str, order: StatedOrder) -> bool:
     placement it names), and reading the two spans again gives the same relation."""
     if not (0 <= order.cue_start < order.cue_end <= len(text)) or text[order.cue_start:order.cue_end] != order.cue:
         return False
-    if not is_placement(order.rule) and order.rule != STATED_CHANGE:
+    if not is_placement(order.rule) and order.rule not in (STATED_CHANGE, WINDOW_EXTREME):
         rule = _load_order_rules().by_id(order.rule)
         if rule is None or not rule.cue.fullmatch(order.cue):
             return False

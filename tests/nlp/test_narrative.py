@@ -127,6 +127,32 @@ def test_an_indication_is_the_presentation():
     assert text[placed.cue_start:placed.cue_end] == "INDICATION"
 
 
+@pytest.mark.parametrize(("text", "extreme", "current"), [
+    ("VITALS: Maximum temperature in the last 24 hours was 38.9, and her temperature is 37.1 now.",
+     "temperature in the last 24 hours was 38.9", "temperature is 37.1"),
+    ("EXAM: Temperature 36.8.  Pulse 72.  Tmax 38.4.", "Tmax 38.4", "Temperature 36.8"),
+])
+def test_a_past_windows_extreme_came_before_the_reading_told_as_it_is(text, extreme, current):
+    a, b = span(text, extreme), span(text, current)
+    found = find_relation(text, b, a)
+    assert found is not None and found.rule == "window-extreme"
+    assert (found.earlier, found.later) == (a, b) and check_order(text, found)
+    assert not check_order(text, replace(found, earlier=b, later=a))
+
+
+@pytest.mark.parametrize(("text", "first", "second"), [
+    # the same number: the extreme may be the reading itself
+    ("VITALS: Tmax 38.4, temperature 38.4.", "Tmax 38.4", "temperature 38.4"),
+    # the other reading is told as a past one too
+    ("VITALS: Tmax 38.4.  On admission temperature was 36.5.", "Tmax 38.4", "temperature was 36.5"),
+    # another section: not told beside it
+    ("VITALS: Tmax 38.4.,LABS: ,Temperature 36.5.", "Tmax 38.4", "Temperature 36.5"),
+])
+def test_no_window_extreme_order_where_the_text_leaves_it_open(text, first, second):
+    found = find_relation(text, span(text, first), span(text, second))
+    assert found is None or found.rule != "window-extreme"
+
+
 def test_a_subheading_continues_its_section():
     text = ("PHYSICAL EXAMINATION: ,VITAL SIGNS: Stable.,HEENT: Normal.,PAST MEDICAL HISTORY: ,Asthma.")
     assert [s.role for s in note_layout(text).sections] == ["physical_exam", "past_medical_history"]
