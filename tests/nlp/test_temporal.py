@@ -44,6 +44,16 @@ def finder(note_pipeline):
         ("She quit smoking about 6 weeks ago.", "about 6 weeks ago", "2023-12-01", Granularity.WEEK, "note", None),
         ("last seen in rheumatology clinic approximately 4 months ago for bilateral hand discomfort",
          "approximately 4 months ago", "2023-09-01", Granularity.MONTH, "note", None),
+        # written for this test: the previous calendar unit, nights, the day around the admission
+        ("Her knee gave way last month.", "last month", "2023-12-01", Granularity.MONTH, "note", None),
+        ("He had a stroke last year.", "last year", "2023-01-01", Granularity.YEAR, "note", None),
+        ("She vomited two nights ago.", "two nights ago", "2024-01-13", Granularity.DAY, "note", "night"),
+        ("He fell the night before admission.", "the night before admission", "2024-01-09", Granularity.DAY,
+         "admission", "night"),
+        ("Chills began the day prior to presentation.", "the day prior to presentation", "2024-01-09",
+         Granularity.DAY, "admission", None),
+        ("On the morning of admission she was short of breath.", "On the morning of admission", "2024-01-10",
+         Granularity.DAY, "admission", "morning"),
     ],
 )
 def test_each_form_resolves_against_its_anchor(finder, sentence, expression, day, granularity, anchor, part):
@@ -51,6 +61,14 @@ def test_each_form_resolves_against_its_anchor(finder, sentence, expression, day
     assert sentence[t.start:t.end] == expression
     assert t.time.start.date().isoformat() == day
     assert t.time.granularity is granularity and t.anchor == anchor and t.part == part
+
+
+def test_last_week_is_a_week_before_and_the_last_week_a_duration(finder):
+    (t,) = finder.find("Her cough began last week.", ANCHORS)
+    lo, hi = t.time.start_window()
+    assert t.text == "last week" and t.approximate and lo < datetime(2024, 1, 8, tzinfo=UTC) < hi
+    (d,) = finder.find("Her cough worsened over the last week.", ANCHORS)
+    assert d.rule_id == "duration-to-now"
 
 
 def test_approximate_weeks_hold_the_stated_range(finder):
