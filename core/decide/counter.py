@@ -5,7 +5,9 @@ ground it. Every piece weighs its strength times its certainty:
 
   documented absence  a negated mention, a not-done or refuted row of an endpoint, in scope,
                       where the relation puts the event (after the anchor for "before", ...):
-                      strength 1; one piece per item.
+                      strength 1; one piece per item. A structured not-done row, or a note's
+                      denial stating no time of its own (read at the note's date), is no
+                      absence where the unit affirms the same event without hedging.
   recorded order      every time-resolved pair of a relation, in every scope unit the record
                       grounds both of its events in, contradicts it; one piece per relation,
                       as strong as its closest pair is past the contradiction
@@ -173,7 +175,7 @@ def _absence_pieces(relations, by_event, grounding, spans, complete) -> list[Pie
     for r in relations:
         for negated_event, other_event in ((r.target, r.source), (r.source, r.target)):
             anchors = grounding.get(other_event, [])
-            given_units = {i.unit for i in grounding.get(negated_event, []) if i.unit}
+            given_units = {i.unit for i in grounding.get(negated_event, []) if i.unit and not i.assertion.uncertain}
             for item in by_event.get(negated_event, []):
                 if not denies(item) or not item.unit or item.occurrence in absent:
                     continue
@@ -190,9 +192,13 @@ def _absence_pieces(relations, by_event, grounding, spans, complete) -> list[Pie
 
 def _missed_instance(item: EvidenceItem) -> bool:
     """A structured not-done row (one skipped dose, one cancelled draw) records that *that*
-    instance did not happen; when the same event is affirmed in the same scope unit it is not
+    instance did not happen; a note's denial that states no time of its own ("no witnesses to his
+    syncopal episodes", "no further chest pain") is read at the note's date, not at the event's.
+    Either way, when the same event is affirmed without hedging in the same scope unit it is not
     documentation that the event was absent."""
-    return item.origin is Origin.STRUCTURED and item.status == "not-done" and not item.assertion.uncertain
+    if item.origin is Origin.STRUCTURED:
+        return item.status == "not-done" and not item.assertion.uncertain
+    return item.origin is Origin.NOTE and not item.time.resolved
 
 
 def _negation_in_window(r: RelationSpec, negated_is_target: bool, anchor: Span | None, item: EvidenceItem) -> bool:

@@ -76,6 +76,20 @@ def test_a_negated_mention_in_the_window_refutes(run):
     assert any(c.startswith("DocumentReference/note#s") for c in v.citations)
 
 
+def test_a_timeless_denial_beside_an_affirmed_episode_is_no_documented_absence(run):
+    # The note tells the rash after vancomycin, then denies it at the time of writing: the rash
+    # happened; its absence now is no absence where the relation puts it.
+    told = "Hospital course: After vancomycin was started she developed a rash.  On examination there is no rash."
+    v = run(_bundle(told), _query("vancomycin", "rash", None))
+    assert v.verdict.value == "supported"
+    # only hedged ("concern for"), the affirmation does not outweigh the denial
+    hedged = "Hospital course: There was concern for a rash after vancomycin.  On examination there is no rash."
+    assert run(_bundle(hedged), _query("vancomycin", "rash", None)).verdict.value in ("refuted", "conflicting")
+    # with a time of its own, a denial in the window still counts against
+    dated = "Hospital course: After vancomycin was started she developed a rash.  On 2024-01-02 there was no rash."
+    assert run(_bundle(dated), _query("vancomycin", "rash", None)).verdict.value != "supported"
+
+
 def test_affirmed_mention_with_a_stated_time_supports(run):
     v = run(_bundle("Assessment: acute kidney injury on 2024-01-03."), _query("vancomycin", "acute kidney injury"))
     assert v.verdict.value == "supported"

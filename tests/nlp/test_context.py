@@ -380,6 +380,8 @@ NEGATED = Assertion(negated=True)
         ("We may obtain an MRI of the spine.", {"MRI": PLANNED}),
         ("The DVT could be treated with heparin.", {"DVT": NONE, "heparin": PLANNED}),
         ("He would like to avoid a colonoscopy.", {"colonoscopy": PLANNED}),
+        # "concern for" makes a finding possible, not stated
+        ("There is concern for DVT given the swelling.", {"DVT": Assertion(uncertain=True)}),
         # a wish puts an act among possibilities, never the problem that prompts it
         ("She wishes to have a colonoscopy because of the anemia.", {"colonoscopy": PLANNED, "anemia": NONE}),
         ("He wanted to stop the metoprolol.", {"metoprolol": PLANNED}),
