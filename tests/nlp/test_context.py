@@ -380,6 +380,9 @@ NEGATED = Assertion(negated=True)
         ("We may obtain an MRI of the spine.", {"MRI": PLANNED}),
         ("The DVT could be treated with heparin.", {"DVT": NONE, "heparin": PLANNED}),
         ("He would like to avoid a colonoscopy.", {"colonoscopy": PLANNED}),
+        # continuing a drug the patient is on plans its continuing, not the drug: it is given now
+        ("We would continue heparin for now.", {"heparin": NONE}),
+        ("We will start metoprolol and continue aspirin.", {"metoprolol": PLANNED, "aspirin": NONE}),
         # "concern for" makes a finding possible, not stated
         ("There is concern for DVT given the swelling.", {"DVT": Assertion(uncertain=True)}),
         # a wish puts an act among possibilities, never the problem that prompts it
