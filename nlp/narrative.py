@@ -153,13 +153,15 @@ class NoteLayout:
 
 
 # A heading: a title in capitals ending in ':' at a line start or run in after punctuation or a run of
-# spaces (flattened dictation: "... emergency room.,PAST MEDICAL HISTORY: , Asthma."); a markdown
-# heading ("# Plan"); or any title ending in ':' alone at a line start.
+# spaces (flattened dictation: "... emergency room.,PAST MEDICAL HISTORY: , Asthma."); a known title in
+# capitals without its colon, run in before a capital or a numbered list ("ADMITTING DIAGNOSES,1. ...")
+# or alone on its line; a markdown heading ("# Plan"); or any title ending in ':' alone at a line start.
 _HEADING = re.compile(
     CAPS_HEADING
-    + r"|(?:(?<=^)|(?<=\n)|(?<=[,.]))\s*(?P<tc>[A-Z][A-Z /&'\-]{2,60}[A-Z]),(?=\s*[A-Z])"
+    + r"|(?:(?<=^)|(?<=\n)|(?<=[,.]))\s*(?P<tc>[A-Z][A-Z /&'\-]{2,60}[A-Z]),(?=\s*(?:[A-Z]|\d{1,2}[.)]\s))"
     r"|(?m:^[ \t]*#+[ \t]*(?P<md>[^\n#:]{2,60}?)[ \t]*:?[ \t]*$)"
-    r"|(?m:^[ \t]*(?P<line>[A-Za-z][A-Za-z /&'\-]{1,50}):)",
+    r"|(?m:^[ \t]*(?P<line>[A-Za-z][A-Za-z /&'\-]{1,50}):)"
+    r"|(?m:^[ \t]*(?P<bare>[A-Z][A-Z /&'\-]{2,60}[A-Z])[ \t]*$)",
 )
 # A sentence ends at . ! ? followed by white space, a comma (flattened line breaks) or the end,
 # except after a title or abbreviation that takes a dot.
@@ -188,10 +190,10 @@ def note_layout(text: str) -> NoteLayout:
     """Sections and sentences of a note text (cached: a note is read once for all its pairs)."""
     heads: list[tuple[int, int, int, str | None]] = []
     for m in _HEADING.finditer(text):
-        group = next(g for g in ("t", "tc", "md", "line") if m.group(g))
+        group = next(g for g in ("t", "tc", "md", "line", "bare") if m.group(g))
         title = m.group(group)
         role = _role(title)
-        if group in ("line", "tc") and role is None:
+        if group in ("line", "tc", "bare") and role is None:
             continue  # "Note: ..." at a line start, "BUN, ..." in a list: a heading only if it names a section
         if role is None and " ".join(title.lower().split()) in _load_narrative_rules().subheadings:
             continue  # "HEENT:" in an examination: the examination goes on

@@ -38,6 +38,19 @@ def test_layout_reads_run_in_headings_and_sentences():
     assert texts[2] == "Stop vancomycin."
 
 
+@pytest.mark.parametrize("text", [
+    "ADMITTING DIAGNOSES,1.  Pneumonia.,2.  Dehydration.,HOSPITAL COURSE: ,She was given ceftriaxone.",
+    "ADMITTING DIAGNOSES\n1. Pneumonia.\n2. Dehydration.\nHOSPITAL COURSE:\nShe was given ceftriaxone.",
+])
+def test_a_title_without_a_colon_before_a_numbered_list_is_a_heading(text):
+    # flattened dictation writes the first heading without its colon, its list numbered after it
+    assert [s.role for s in note_layout(text).sections] == ["admission_diagnosis", "hospital_course"]
+    placed = phase_order(text, span(text, "ceftriaxone"), span(text, "Pneumonia"))
+    assert placed is not None and placed.earlier == span(text, "Pneumonia")
+    # a capitalised word before a number in running text is no heading
+    assert note_layout("BUN, 12 mg/dL.,CREATININE, 1.1.").sections == ()
+
+
 def test_a_recent_time_on_the_way_places_only_its_own_sentence():
     text = ("HISTORY OF PRESENT ILLNESS: She developed a rash on her arms.  Last night she felt feverish.  "
             "She was given vancomycin in the emergency room.")
