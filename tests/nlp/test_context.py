@@ -366,6 +366,11 @@ NEGATED = Assertion(negated=True)
         # "status post X": X happened before this encounter; the cue governs the words after it only
         ("He is status post colonoscopy and presents with chest pain.", {"colonoscopy": PAST, "chest pain": NONE}),
         ("Status post myocardial infarction with stenting.", {"myocardial infarction": PAST}),
+        # "known" names an established diagnosis; after "her" or "the" it points back to what the note told
+        ("She is known to have diabetes.", {"diabetes": PAST}),
+        ("A man with known asthma presents with chest pain.", {"asthma": PAST, "chest pain": NONE}),
+        ("He has no known diabetes.", {"diabetes": Assertion(negated=True, historical=True)}),
+        ("Dialysis was delayed because of her known bleeding.", {"dialysis": NONE, "bleeding": NONE}),
         # "evaluate for X" asks whether X is there: possible, not denied (medspaCy's default reads a negation)
         ("Evaluate for DVT.", {"DVT": UNCERTAIN}),
         ("Doppler of the left leg to evaluate for DVT.", {"DVT": UNCERTAIN}),
