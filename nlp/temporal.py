@@ -88,6 +88,10 @@ class TimeFinder:
         self._rules = load_temporal_rules()
         self._lock = threading.Lock()
         self.find = lru_cache(maxsize=8192)(self._find)
+        # What the clinical rules match depends on the sentence alone, and one sentence is read
+        # under many anchors and previous times (every note of a template repeats it; a sentence
+        # is read again as the passage before each later one): scanned once per text.
+        self._rule_matches = lru_cache(maxsize=8192)(self._scan)
 
     def warm(self) -> None:
         """Parse one sentence, outside the cache: Duckling's first parse pays its own set-up, which
@@ -106,10 +110,19 @@ class TimeFinder:
             # as with no anchor; the rest of the note is read as usual.
             return ()
 
+    def _scan(self, sentence: str) -> tuple[tuple[TemporalRule, tuple[re.Match[str], ...]], ...]:
+        """Each rule with its matches in `sentence`, in rule order; rules without one left out."""
+        out = []
+        for rule in self._rules.rules:
+            matches = tuple(rule.pattern.finditer(sentence))
+            if matches:
+                out.append((rule, matches))
+        return tuple(out)
+
     def _resolve(self, sentence: str, anchors: Anchors, previous: TimeMention | None) -> tuple[TimeMention, ...]:
         found: list[TimeMention] = []
-        for rule in self._rules.rules:
-            for m in rule.pattern.finditer(sentence):
+        for rule, matches in self._rule_matches(sentence):
+            for m in matches:
                 prior = _latest_before(found, m.start()) or previous
                 t = self._rule_time(rule, m, anchors, prior)
                 if t is not None:
