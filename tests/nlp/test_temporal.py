@@ -208,3 +208,13 @@ def test_a_sentence_read_under_other_anchors_is_scanned_once_and_read_as_when_fi
     assert finder.find(sentence, other) == first[1]
     (previous,) = finder.find("Seen on 01/02/2024.", ANCHORS)
     assert finder.find(sentence, ANCHORS, previous) == finder._resolve(sentence, ANCHORS, previous)
+
+
+def test_header_dates_are_read_once_per_text_and_handed_out_as_fresh_dicts(finder):
+    text = "ADMISSION DATE: 04/02/2007\nDISCHARGE DATE: 04/09/2007\nHPI: seen."
+    finder._headers.cache_clear()
+    first = header_anchors(text, finder)
+    first["admission"] = None  # the caller's own dict: the next read does not see it
+    again = header_anchors(text, finder)
+    assert again == {"admission": datetime(2007, 4, 2, tzinfo=UTC), "discharge": datetime(2007, 4, 9, tzinfo=UTC)}
+    assert finder._headers.cache_info().misses == 1
