@@ -15,7 +15,6 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
-import numpy as np
 from medspacy.context import ConTextRule
 from spacy.attrs import LOWER, SHAPE
 from spacy.language import Language
@@ -77,7 +76,7 @@ class CueMatcher:
         self._windowed: list[tuple[Matcher, list[tuple[int, frozenset[int], int, int]], int]] = []
         self._rest = Matcher(nlp.vocab)
         self._anchor_of: dict[tuple[int, int], list[tuple[int, int]]] = {}  # (attr, value) -> (pattern, anchor)
-        self._anchor_values: dict[int, np.ndarray] | None = None
+        self._anchor_values: dict[int, frozenset[int]] | None = None
         for index, rule in enumerate(rules):
             key = f"{rule.category}_{index}"
             self.rule_map[key] = rule
@@ -119,16 +118,18 @@ class CueMatcher:
         if not self._windowed or not len(doc):
             return found
         if self._anchor_values is None:
-            self._anchor_values = {attr: np.array(sorted({v for a, v in self._anchor_of if a == attr}), dtype=np.uint64)
+            self._anchor_values = {attr: frozenset(v for a, v in self._anchor_of if a == attr)
                                    for attr in _ANCHOR_ATTRS.values()}
-        # where each pattern's anchors stand: one look-up per attribute, then only the hits
+        # where each pattern's anchors stand: one set look-up per word and attribute (np.isin
+        # compares the column with each anchor value in turn: several times slower on a note)
         hits: list[list[list[int]]] = [[[] for _ in anchors] for _, anchors, _ in self._windowed]
-        columns = doc.to_array(list(_ANCHOR_ATTRS.values()))
+        columns = doc.to_array(list(_ANCHOR_ATTRS.values())).T.tolist()
         for attr, values in self._anchor_values.items():
-            column = columns[:, _COLUMN[attr]]
-            for i in np.flatnonzero(np.isin(column, values)).tolist():
-                for pattern, anchor in self._anchor_of[(attr, int(column[i]))]:
-                    hits[pattern][anchor].append(i)
+            anchor_of = self._anchor_of
+            for i, value in enumerate(columns[_COLUMN[attr]]):
+                if value in values:
+                    for pattern, anchor in anchor_of[(attr, value)]:
+                        hits[pattern][anchor].append(i)
         for (matcher, anchors, width), where in zip(self._windowed, hits, strict=True):
             found.update(_near_anchors(doc, matcher, anchors, where, width))
         return found
@@ -139,8 +140,8 @@ _COLUMN = {attr: i for i, attr in enumerate(_ANCHOR_ATTRS.values())}  # its colu
 
 
 def _anchors(vocab: Vocab, pattern: list[dict[str, Any]]) -> list[tuple[int, frozenset[int], int, int]]:
-    """The pattern's required elements that test one word (LOWER or SHAPE, one value or IN a
-    list), each as (attribute, value hashes, fewest and most tokens before it): a match starts
+    """The pattern's required elements that test one word's LOWER or SHAPE (one value or IN a
+    list; the first such test of an element, whatever else it tests), each as (attribute, value hashes, fewest and most tokens before it): a match starts
     that many tokens before a token passing it. Empty when an element may take more than one
     token (its matches are then looked for everywhere)."""
     out = []
@@ -149,14 +150,18 @@ def _anchors(vocab: Vocab, pattern: list[dict[str, Any]]) -> list[tuple[int, fro
         op = element.get("OP")
         if op not in (None, "?"):
             return []
-        tested = {k: v for k, v in element.items() if k != "OP"}
-        if op is None and len(tested) == 1:
-            (name, value), = tested.items()
-            if name in _ANCHOR_ATTRS:
+        if op is None:
+            # Any one word test of a required element is a condition every match meets, whatever
+            # else the element tests ("would" but not "May": LOWER IN [...] and TEXT NOT_IN [...]);
+            # the Matcher run on the stretch checks the rest.
+            for name, value in element.items():
+                if name not in _ANCHOR_ATTRS:
+                    continue
                 values = [value] if isinstance(value, str) else (
                     value["IN"] if isinstance(value, dict) and set(value) == {"IN"} else None)
                 if values is not None and all(isinstance(v, str) for v in values):
                     out.append((_ANCHOR_ATTRS[name], frozenset(vocab.strings.add(v) for v in values), lo, hi))
+                    break
         lo += op is None
     return out
 

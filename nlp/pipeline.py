@@ -28,7 +28,7 @@ from .processed import ProcessedNote, process_doc
 from .sections import add_sectionizer, section_flags_for
 from .sentences import SPLITTERS, add_sentence_splitter
 from .targets import TargetTerm, TermMatcher
-from .temporal import TimeFinder
+from .temporal import Anchors, TimeFinder
 from .timeline import SentenceTimes, note_anchors
 from .value_mentions import ValueDraft, note_value_drafts, value_occurrences
 from .values import add_value_finder, doc_values
@@ -187,6 +187,9 @@ class NotePipeline:
             # DocumentReference) is one processed note: its matches and their ConText flags are
             # found once per call and placed in each document (held here, so ids stay unique).
             matched: dict[int, tuple[ProcessedNote, Matched]] = {}
+            # Its sentences' times too, where the documents give it the same anchors (the same date
+            # and encounter): what SentenceTimes reads depends on the text and the anchors alone.
+            timed: dict[tuple[int, Anchors], SentenceTimes] = {}
             for document in documents:
                 period = (encounters or {}).get(document.encounter or "")
                 for note in document.texts:
@@ -197,9 +200,9 @@ class NotePipeline:
                         held = matched.get(id(processed))
                         if held is None:
                             held = matched[id(processed)] = (processed, self._matched(processed, matcher))
-                        drafts.extend(self._note_mentions(document, note, processed, held[1], period))
+                        drafts.extend(self._note_mentions(document, note, processed, held[1], period, timed))
                     if values:
-                        value_drafts.extend(self._note_values(document, note, processed, period))
+                        value_drafts.extend(self._note_values(document, note, processed, period, timed))
         normalized: dict[str, str] = {}  # a sentence holds several mentions, and copies repeat it
         keys = [
             MentionKey(d.occurrence_id, d.document.patient, note_order(d.document, d.note.attachment),
@@ -213,12 +216,23 @@ class NotePipeline:
         return (value_occurrences(value_drafts, self.copy_min_words),
                 [build_occurrence(d, copies.get(d.occurrence_id)) for d in drafts])
 
+    def _sentence_times(self, document: NoteDocument, processed: ProcessedNote, period: EventTime | None,
+                        timed: dict[tuple[int, Anchors], SentenceTimes]) -> SentenceTimes:
+        """The note's sentence times under this document's anchors, shared by the documents of one
+        read holding the same text under the same anchors (each SentenceTimes holds its note, so
+        the id in the key stays its own while the read lasts)."""
+        anchors = note_anchors(document, processed.text, period, self.time_finder)
+        key = (id(processed), anchors)
+        times = timed.get(key)
+        if times is None:
+            times = timed[key] = SentenceTimes(processed, anchors, self.time_finder)
+        return times
+
     def _note_values(self, document: NoteDocument, note: NoteText, processed: ProcessedNote,
-                     period: EventTime | None) -> list[ValueDraft]:
+                     period: EventTime | None, timed: dict[tuple[int, Anchors], SentenceTimes]) -> list[ValueDraft]:
         if not doc_values(processed.doc):
             return []
-        anchors = note_anchors(document, processed.text, period, self.time_finder)
-        return note_value_drafts(document, note, processed, SentenceTimes(processed, anchors, self.time_finder))
+        return note_value_drafts(document, note, processed, self._sentence_times(document, processed, period, timed))
 
     @staticmethod
     def _matched(processed: ProcessedNote, matcher: TermMatcher) -> Matched:
@@ -235,14 +249,13 @@ class NotePipeline:
 
     def _note_mentions(
         self, document: NoteDocument, note: NoteText, processed: ProcessedNote, matched: Matched,
-        period: EventTime | None,
+        period: EventTime | None, timed: dict[tuple[int, Anchors], SentenceTimes],
     ) -> list[MentionDraft]:
         matches, flags = matched
         text_hash = content_hash(processed.text)
         drafts: list[MentionDraft] = []
         ranks: dict[tuple[int, str], int] = {}
-        times_of = (SentenceTimes(processed, note_anchors(document, processed.text, period, self.time_finder),
-                                  self.time_finder) if matches else None)
+        times_of = self._sentence_times(document, processed, period, timed) if matches else None
         for (span, terms, phrase), (flag, section_flag) in zip(matches, flags, strict=True):
             sentence = processed.sentence_of(span.start)
             assert sentence is not None
@@ -259,7 +272,7 @@ class NotePipeline:
     def _phrase_matches(processed: ProcessedNote, matcher: TermMatcher, taken: set[tuple[int, int]]
                         ) -> list[tuple[Span, tuple[TargetTerm, ...], PhraseFind | None]]:
         """Query terms told split across a clause, where no term's words already stand there."""
-        sentences = [(s.start, s.end) for s in processed.sentences if not s.is_heading]
+        sentences = processed.sentence_bounds()
         # the tokens the matches so far cover: an overlap test per phrase that does not grow with
         # the note's mentions (a note of thousands of mentions made the scan over them quadratic)
         covered = {i for s, e in taken for i in range(s, e)}

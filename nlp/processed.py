@@ -185,6 +185,14 @@ class ProcessedNote:
     keyed: KeyedDoc  # the words as match keys (targets are matched on these)
     abbreviations: tuple[AbbreviationUse, ...]  # uses of short forms the note defines
 
+    def sentence_bounds(self) -> list[tuple[int, int]]:
+        """(start, end) of each sentence that is not a heading, in order: read off the rows, without
+        making a SentenceSpan per sentence."""
+        sentences = self.sentences
+        if isinstance(sentences, SentenceTable):
+            return [(row[0], row[1]) for row in sentences.rows if not row[3]]
+        return [(s.start, s.end) for s in sentences if not s.is_heading]
+
     def sentence_of(self, token_index: int) -> SentenceSpan | None:
         i = self.token_sentence[token_index]
         return self.sentences[i] if i >= 0 else None

@@ -17,6 +17,7 @@ for splitting alone; see benchmarks/bench_nlp.py), with its per-token debug logg
 from __future__ import annotations
 
 import re
+from typing import Any, cast
 
 import numpy as np
 from spacy.attrs import IDX, IS_SPACE, LENGTH, SENT_START
@@ -70,14 +71,21 @@ def _line_starts(doc: Doc) -> None:
     ends = (idx + length - 1).tolist()
     word_list = words.tolist()
     line_first = ""  # first character of the current line
+    starts: list[int] = []
     for k in np.flatnonzero(after_break | (words == 0)).tolist():
         i = word_list[k]
         first = text[first_chars[i]]
         if after_break[k] and i > 0:
             prev_line_last = text[ends[word_list[k - 1]]] if k > 0 else ""
             if prev_line_last in _TERMINAL or line_first == "#" or not first.islower():
-                doc[i].is_sent_start = True
+                starts.append(i)
         line_first = first
+    if starts:
+        # written in one call: `doc[i].is_sent_start = True` made a Token per line and checked the
+        # doc's annotations each time; both set the token's sent_start to 1
+        sent_start = doc.to_array(SENT_START)
+        sent_start[starts] = 1
+        doc.from_array([SENT_START], cast(Any, sent_start))  # spaCy's stubs: to_array gives floats, from_array takes thinc's Ints2d
 
 
 def _heading_breaks(doc: Doc) -> None:

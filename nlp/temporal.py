@@ -88,11 +88,21 @@ class TimeFinder:
         self._rules = load_temporal_rules()
         self._lock = threading.Lock()
         self.find = lru_cache(maxsize=8192)(self._find)
+        # What the clinical rules match depends on the sentence alone, and one sentence is read
+        # under many anchors and previous times (every note of a template repeats it; a sentence
+        # is read again as the passage before each later one): scanned once per text.
+        self._rule_matches = lru_cache(maxsize=8192)(self._scan)
+        # A note's header dates, per text: a DiagnosticReport repeating its DocumentReference's text
+        # comes next to it, and the header patterns search the whole text. Few kept: keys are notes.
+        self._headers = lru_cache(maxsize=16)(self._header_items)
 
     def warm(self) -> None:
         """Parse one sentence, outside the cache: Duckling's first parse pays its own set-up, which
         a service pays at start-up rather than in its first request."""
         self._find("Seen 2 days ago, on 03/04/2020.", Anchors(note=datetime(2020, 3, 5, tzinfo=UTC)))
+
+    def _header_items(self, text: str) -> tuple[tuple[str, datetime], ...]:
+        return tuple(_header_anchors(text, self).items())
 
     # -- public --------------------------------------------------------------------------------
     def _find(self, sentence: str, anchors: Anchors, previous: TimeMention | None = None) -> tuple[TimeMention, ...]:
@@ -106,10 +116,19 @@ class TimeFinder:
             # as with no anchor; the rest of the note is read as usual.
             return ()
 
+    def _scan(self, sentence: str) -> tuple[tuple[TemporalRule, tuple[re.Match[str], ...]], ...]:
+        """Each rule with its matches in `sentence`, in rule order; rules without one left out."""
+        out = []
+        for rule in self._rules.rules:
+            matches = tuple(rule.pattern.finditer(sentence))
+            if matches:
+                out.append((rule, matches))
+        return tuple(out)
+
     def _resolve(self, sentence: str, anchors: Anchors, previous: TimeMention | None) -> tuple[TimeMention, ...]:
         found: list[TimeMention] = []
-        for rule in self._rules.rules:
-            for m in rule.pattern.finditer(sentence):
+        for rule, matches in self._rule_matches(sentence):
+            for m in matches:
                 prior = _latest_before(found, m.start()) or previous
                 t = self._rule_time(rule, m, anchors, prior)
                 if t is not None:
@@ -319,6 +338,10 @@ def _after_note(t: TimeMention, anchors: Anchors) -> bool:
 
 def header_anchors(text: str, finder: TimeFinder) -> dict[str, datetime]:
     """Anchor dates a note states in its headers ("ADMISSION DATE: 04/02/2007")."""
+    return dict(finder._headers(text))
+
+
+def _header_anchors(text: str, finder: TimeFinder) -> dict[str, datetime]:
     out: dict[str, datetime] = {}
     for rule in load_temporal_rules().headers:
         m = rule.pattern.search(text)

@@ -16,7 +16,7 @@ note's ConText cues and time expressions, as for every other mention.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy
@@ -336,6 +336,13 @@ def make_value_finder(nlp, name):
 
     first_words = numpy.array(sorted({nlp.vocab.strings.add(w) for w in table.first_words}), dtype=numpy.uint64)
 
+    # A sentence's values, kept per text for this component: notes written from a template, or
+    # copied forward, state the same sentences again (1,001 reads of 210 on the Synthea notes),
+    # and where a sentence stands only shifts the offsets (`find_values` adds its `offset`).
+    @lru_cache(maxsize=4096)
+    def sentence_values(sentence: str) -> tuple[ValueFind, ...]:
+        return tuple(find_values(sentence, 0, table))
+
     def find(doc: Doc) -> Doc:
         if not len(doc):
             return doc
@@ -356,7 +363,8 @@ def make_value_finder(nlp, name):
             sentences[sent.start_char] = sent.end_char
         found: list[ValueFind] = []
         for start, end in sorted(sentences.items()):
-            found.extend(find_values(text[start:end], start, table))
+            found.extend(replace(v, start=v.start + start, end=v.end + start) if start else v
+                         for v in sentence_values(text[start:end]))
         doc._.set(_EXTENSION, tuple(found))
         return doc
 

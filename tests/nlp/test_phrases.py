@@ -208,3 +208,19 @@ def test_check_reads_the_named_words_again() -> None:
     assert not check_phrase(cited, "insulin pump malfunction", pieces, ("insulin",), named=named, preceding=None)
     assert not check_phrase(cited, "insulin pump malfunction", pieces, ("insulin",), named=named,
                             preceding=preceding.replace("insulin", "feeding"))
+
+
+def test_a_sentence_stated_again_is_found_again_from_its_kept_stems(pipeline) -> None:
+    """The term matcher keeps each sentence's stems per text: a note repeating a sentence, and
+    another note stating it, find the phrase at each place as a first read does."""
+    sentence = "On day two the gallbladder was removed laparoscopically."
+    term = TargetTerm("gallbladder removal", "gallbladder removal", Kind.PROCEDURE, "query")
+    matcher = pipeline._matcher([term])
+    matcher._bag.cache_clear()
+    text = f"Hospital course: {sentence}\nPLAN: Home.\n{sentence}\n"
+    found = pipeline.mentions([make_note(text, "bag-1")], [term])
+    assert [text[m.source.start:m.source.end] for m in found] == ["gallbladder was removed"] * 2
+    assert len({m.source.start for m in found}) == 2 and matcher._bag.cache_info().hits >= 1
+    other = f"Brief history. {sentence}"
+    [again] = pipeline.mentions([make_note(other, "bag-2")], [term])
+    assert other[again.source.start:again.source.end] == "gallbladder was removed"

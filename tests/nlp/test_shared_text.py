@@ -35,3 +35,23 @@ def test_a_repeated_text_is_matched_once_and_read_as_each_document_alone(pipelin
     calls.clear()
     pipeline.mentions([doc, other], AKI_TERMS)
     assert len(calls) == 2  # different texts are matched each on their own
+
+
+def test_a_repeated_text_under_the_same_anchors_is_timed_once_and_under_others_apart(pipeline, monkeypatch):
+    """Its sentences' times are shared by the documents that give it the same anchors (same date,
+    no encounter), and read apart for a document dated otherwise: each as read alone."""
+    import medeventgraph.nlp.pipeline as pipeline_module
+
+    dated = "Acute kidney injury was seen 2 days ago. " + TEXT
+    doc = make_note(dated, "timed-1")
+    report = make_note(dated, "timed-2", resource_type="DiagnosticReport")
+    later = make_note(dated, "timed-3", resource_type="DiagnosticReport", date=NOTE_DATE + timedelta(days=3))
+    alone = {d.reference: pipeline.mentions([d], AKI_TERMS) for d in (doc, report, later)}
+    built = []
+    original = pipeline_module.SentenceTimes
+    monkeypatch.setattr(pipeline_module, "SentenceTimes", lambda *a: built.append(1) or original(*a))
+    together = pipeline.mentions([doc, report, later], AKI_TERMS)
+    assert len(built) == 2  # one for the two documents of the same date, one for the later one
+    for d in (doc, report, later):
+        assert _without_document(together, d.reference) == _without_document(alone[d.reference], d.reference)
+    assert _without_document(together, later.reference) != _without_document(together, doc.reference)

@@ -190,3 +190,31 @@ def test_a_month_and_year_after_the_note_or_no_month_is_no_time(finder):
 def test_a_count_before_a_stated_date(finder, sentence, expression, day, granularity):
     (t,) = [t for t in finder.find(sentence, ANCHORS, None) if t.text == expression]
     assert t.time.start == datetime.fromisoformat(day).replace(tzinfo=UTC) and t.time.granularity is granularity
+
+
+def test_a_sentence_read_under_other_anchors_is_scanned_once_and_read_as_when_first_scanned(finder):
+    """The clinical rules' matches are kept per sentence text (they do not depend on the anchors):
+    a sentence read again under other anchors or another previous time gives what a first read
+    gives."""
+    sentence = "She developed vomiting 3 days prior to admission and was seen the next morning."
+    other = Anchors(note=NOTE + timedelta(days=30), admission=ADMITTED + timedelta(days=30))
+    finder._rule_matches.cache_clear()
+    finder.find.cache_clear()
+    first = [finder.find(sentence, anchors) for anchors in (ANCHORS, other)]
+    assert finder._rule_matches.cache_info().misses == 1 and finder._rule_matches.cache_info().hits == 1
+    assert first[0] != first[1]
+    finder._rule_matches.cache_clear()
+    finder.find.cache_clear()
+    assert finder.find(sentence, other) == first[1]
+    (previous,) = finder.find("Seen on 01/02/2024.", ANCHORS)
+    assert finder.find(sentence, ANCHORS, previous) == finder._resolve(sentence, ANCHORS, previous)
+
+
+def test_header_dates_are_read_once_per_text_and_handed_out_as_fresh_dicts(finder):
+    text = "ADMISSION DATE: 04/02/2007\nDISCHARGE DATE: 04/09/2007\nHPI: seen."
+    finder._headers.cache_clear()
+    first = header_anchors(text, finder)
+    first["admission"] = None  # the caller's own dict: the next read does not see it
+    again = header_anchors(text, finder)
+    assert again == {"admission": datetime(2007, 4, 2, tzinfo=UTC), "discharge": datetime(2007, 4, 9, tzinfo=UTC)}
+    assert finder._headers.cache_info().misses == 1

@@ -126,6 +126,17 @@ def test_line_starts_are_those_of_the_token_walk(pipeline, text):
     assert [t.is_sent_start for t in read] == [t.is_sent_start for t in walked]
 
 
+def test_line_starts_are_those_of_the_token_walk_on_real_notes(pipeline, synthea_notes, clinosim_notes):
+    """Every Synthea and clinosim note: the starts written in one array call are the walk's."""
+    sentencizer = pipeline.nlp.get_pipe("sentencizer")
+    for text in dict.fromkeys(t.text for d in [*synthea_notes, *clinosim_notes] for t in d.texts):
+        walked, read = sentencizer(pipeline.nlp.make_doc(text)), sentencizer(pipeline.nlp.make_doc(text))
+        _walked_line_starts(walked)
+        if len(read):
+            _line_starts(read)
+        assert [t.is_sent_start for t in read] == [t.is_sent_start for t in walked], text[:80]
+
+
 def test_a_lower_case_line_after_one_without_full_stop_wraps(pipeline):
     doc = pipeline.nlp("Patient reports pain in the\nleft knee. Seen today.\nplan: rest.")
     starts = [t.text for t in doc if t.is_sent_start]

@@ -5,12 +5,13 @@ from __future__ import annotations
 import base64
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from medeventgraph.model.occurrence import Granularity, Kind, NoteDocument, NoteText
 from medeventgraph.nlp.analytes import load_analytes
-from medeventgraph.nlp.values import find_values
+from medeventgraph.nlp.values import doc_values, find_values
 
 from ..conftest import BUNDLED_DATA, shared_data_root
 from .conftest import NOTE_DATE, make_note
@@ -332,3 +333,27 @@ def test_readme_values_example(tmp_path: Path) -> None:
     assert lines[4].startswith("Creatinine rise (KDIGO) <- DocumentReference/n1#s26-49 1 -> 2.1 mg/dL")
     assert lines[5].startswith("High potassium value") and "#s19-24" in lines[5]
     assert lines[6].startswith("Low blood pressure reading") and "79 mm[Hg] (below 90)" in lines[6]
+
+
+def test_a_sentence_stated_again_gives_its_values_at_its_own_offsets(note_pipeline):
+    """The value finder keeps a sentence's values per text (offset 0) and shifts them to where the
+    sentence stands: a note repeating a sentence has its values at both places."""
+    sentence = "Potassium was 6.1 and creatinine rose from 1.0 to 2.1 overnight."
+    text = f"{sentence}\nPLAN: Repeat labs.\n{sentence}\n"
+    found = doc_values(note_pipeline._doc(text))
+    second = text.rindex(sentence)
+    assert found == tuple(find_values(sentence, 0)) + tuple(find_values(sentence, second))
+    assert found[0].start == 0 and found[len(found) // 2].start == second
+
+
+
+def test_values_found_at_an_offset_are_those_at_zero_shifted(pipeline, clinosim_notes):
+    """What keeping a sentence's values per text relies on, on every sentence of the clinosim notes."""
+    checked = 0
+    for text in dict.fromkeys(t.text for d in clinosim_notes for t in d.texts):
+        for sent in pipeline._doc(text).sents:
+            start, end = sent.start_char, sent.end_char
+            at = find_values(text[start:end], start)
+            assert at == [replace(v, start=v.start + start, end=v.end + start) for v in find_values(text[start:end], 0)]
+            checked += len(at)
+    assert checked > 1000
