@@ -131,10 +131,13 @@ def _window_extreme(text: str, a: tuple[int, int], b: tuple[int, int]) -> Stated
     if ia is None or ib is None or abs(ia - ib) > _EXTREME_SENTENCES or \
             layout.sentences[ia].section != layout.sentences[ib].section:
         return None
-    va, vb = _value_at(text, layout.sentences[ia], a), _value_at(text, layout.sentences[ib], b)
+    pattern = _load_order_rules().window_extreme
+    sa, sb = layout.sentences[ia], layout.sentences[ib]
+    if not (pattern.search(text, sa.start, sa.end) or pattern.search(text, sb.start, sb.end)):
+        return None  # most pairs: no window's extreme told, so no values to read (this runs for every pair)
+    va, vb = _value_at(text, sa, a), _value_at(text, sb, b)
     if va is None or vb is None or va.analyte != vb.analyte or va.quantity is None or va.quantity == vb.quantity:
         return None
-    pattern = _load_order_rules().window_extreme
     clauses = [_clause_of(text, layout.sentences[i].start, v) for i, v in ((ia, va), (ib, vb))]
     marks = [pattern.search(text, lo, hi) for lo, hi in clauses]
     if (marks[0] is None) == (marks[1] is None):
