@@ -394,6 +394,25 @@ NEGATED = Assertion(negated=True)
         ("She wishes to have a colonoscopy because of the anemia.", {"colonoscopy": PLANNED, "anemia": NONE}),
         ("He wanted to stop the metoprolol.", {"metoprolol": PLANNED}),
         ("In May she was started on metoprolol.", {"metoprolol": NONE}),
+        # an act the note says was not carried out; only acts ("the bleeding was cancelled" says nothing)
+        ("The patient refused the colonoscopy because of the anemia.", {"colonoscopy": NEGATED, "anemia": NONE}),
+        ("The MRI was cancelled.", {"MRI": NEGATED}),
+        ("Dialysis was deferred.", {"dialysis": NEGATED}),
+        ("A CBC was not drawn.", {"CBC": NEGATED}),
+        ("Heparin was never given.", {"heparin": NEGATED}),
+        ("She was unable to tolerate the MRI.", {"MRI": NEGATED}),
+        # planning words put the act in the future; a plan told in the past may have been carried out
+        ("We plan to start heparin.", {"heparin": PLANNED}),
+        ("The plan is for dialysis.", {"dialysis": PLANNED}),
+        ("The plan was to remove the catheter; dialysis was started.", {"dialysis": NONE}),
+        ("She is scheduled for a colonoscopy.", {"colonoscopy": PLANNED}),
+        ("She was scheduled for a colonoscopy, which showed a polyp.", {"colonoscopy": NONE}),
+        ("He is to undergo dialysis.", {"dialysis": PLANNED}),
+        ("She is awaiting a colonoscopy.", {"colonoscopy": PLANNED}),
+        # "cannot rule out X" leaves X possible; it does not deny it
+        ("Cannot rule out DVT.", {"DVT": UNCERTAIN}),
+        ("We can't rule out appendicitis.", {"appendicitis": UNCERTAIN}),
+        ("DVT was ruled out.", {"DVT": NEGATED}),
         # a new clause with its own subject ends a cue's scope
         ("There was no fever, so we obtained an MRI.", {"fever": NEGATED, "MRI": NONE}),
         ("She denied chest pain and we obtained a CBC.", {"chest pain": NEGATED, "CBC": NONE}),
