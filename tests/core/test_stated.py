@@ -124,6 +124,19 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         ("Fever and chills began on Sunday, for which she was given ibuprofen.", "chills", "ibuprofen",
          "for which she was given"),
         ("He was admitted with cellulitis, developed a rash and was moved.", "cellulitis", "rash", "developed"),
+        # a problem comes before what treats it, what it is treated by or responds to, and its complication
+        ("Her pneumonia was treated with levofloxacin.", "pneumonia", "levofloxacin", "treated with"),
+        ("Hypokalemia was repleted with potassium chloride.", "Hypokalemia", "potassium chloride", "repleted with"),
+        ("The hypotension responded promptly to fluid boluses.", "hypotension", "fluid boluses",
+         "responded promptly to"),
+        ("His pain resolved with morphine.", "pain", "morphine", "resolved with"),
+        ("The colectomy was complicated by an ileus.", "colectomy", "ileus", "complicated by"),
+        ("Chest pain prompted a cardiac catheterization.", "Chest pain", "cardiac catheterization", "prompted"),
+        # a test done to look into a problem came after it
+        ("A CT scan was performed to evaluate the abdominal pain.", "abdominal pain", "CT scan", "to evaluate"),
+        ("An MRI was obtained for further evaluation of the headache.", "headache", "MRI",
+         "for further evaluation of"),
+        ("The catheterization was prompted by chest pain.", "chest pain", "catheterization", "prompted by"),
     ],
 )
 def test_each_cue_reads_its_order(sentence, earlier, later, cue):
@@ -147,6 +160,9 @@ def test_each_cue_reads_its_order(sentence, earlier, later, cue):
         # a "then" that does not open the second mention's clause relates nothing over a long gap
         (("She was given vancomycin for the line infection, and then her fever settled over the following "
           "week, after a long and difficult course in the unit, with some AKI"), "vancomycin", "AKI"),
+        # a treatment cue governs its object only, not a mention later in the sentence
+        ("The rash, treated with hydrocortisone, resolved before the fever.", "rash", "fever"),
+        ("She was treated with heparin for a DVT.", "heparin", "DVT"),
     ],
 )
 def test_narrative_order_is_not_time_order(sentence, x, y):
