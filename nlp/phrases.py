@@ -146,6 +146,14 @@ class Stems:
         return next((frozenset(self.stem(w) for w in words) for quals, words in self._rules.synonym_sets
                      if lower in quals), None)
 
+    def spelled_head(self, word: str) -> str | None:
+        """The stem of the last word of the long form a short form spells ("HIT": thrombocytopenia)."""
+        long = self.initialism(word.lower()) if _capitals(word) else None
+        if long is None:
+            return None
+        words = [w for w, _, _ in _words_of(long) if w.isalpha() and w not in self._rules.function_words]
+        return self.stem(words[-1]) if words else None
+
     def _spelled(self, lower: str) -> frozenset[str]:
         long = self.initialism(lower)
         if long is None:
@@ -314,6 +322,9 @@ def _window(words: Sequence[tuple[str, int, int]], i: int, slots: tuple[frozense
         open_slots.difference_update(filled)
         pieces.append((start, end))
         if not open_slots:
+            head = stems.spelled_head(word) if len(pieces) == 1 else None
+            if head is not None and not any(head in slots[k] for k in filled):
+                return None  # a short form alone names its long form's head: "HIT" is no heparin
             return j, tuple(pieces), set(filled)
     return None
 

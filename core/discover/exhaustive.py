@@ -59,7 +59,9 @@ def query_mentions(index: PatientIndex, query: VerificationQuery) -> list[Occurr
     for e in query.events:
         if e.text and not e.hidden:
             expanded = index.lexicon.expand(e.text, e.kind)
-            if expanded.via == "literal":
+            # a concept's synonyms are note targets as written; its query words are read as a phrase
+            # too (reordered, inflected, split), as a name the lexicon lacks is; a class stands for its members
+            if expanded.via in ("literal", "concept"):
                 norm = normalize_text(e.text)
                 terms.append((norm, norm, e.kind))
     return index.mentions_for(terms)

@@ -99,7 +99,15 @@ def test_a_class_named_in_the_note_binds_the_class_not_a_member(class_index) -> 
 @pytest.mark.parametrize("text", ["metoprolol 12.5 mg", "Lopressor 12.5 mg twice daily", "beta blocker"])
 def test_a_dose_or_brand_names_the_drug(class_index, text: str) -> None:
     matches = ground_all(class_index, _medication(text))["e0"].matches
-    assert [class_index.occurrences[m.occurrence].extra_value("literal") for m in matches] == ["metoprolol"]
+    named = [m for m in matches if m.reason != "phrase"]
+    assert [class_index.occurrences[m.occurrence].extra_value("literal") for m in named] == ["metoprolol"]
+
+
+def test_a_dose_the_note_tells_with_the_drug_is_found_as_a_phrase_too(class_index) -> None:
+    query = _medication("metoprolol 12.5 mg")
+    [phrase] = [m for m in ground_all(class_index, query)["e0"].matches if m.reason == "phrase"]
+    mention = next(o for o in query_mentions(class_index, query) if o.id == phrase.occurrence)
+    assert CLASS_NOTE[mention.source.start:mention.source.end] == "metoprolol was restarted at 12.5 mg"
 
 
 NAMED_NOTE = ("Problems: type 1 diabetes, insulin pump. History: she was given vancomycin in May. "
@@ -140,3 +148,25 @@ def test_a_named_basis_the_note_does_not_hold_is_refused(named_index, detail: st
     forged = BindingBasis("e1", BasisKind.PHRASE, detail.format(start=start, end=start + 12))
     bundle = admit(named_index, query, [Candidate(mention, (forged,))])
     assert bundle.items == () and bundle.unbound == ((mention.id, forged.describe()),)
+
+
+# A query that names a lexicon concept is found in the note's other forms too, as a literal one is:
+# the concept's synonyms are matched as written, the query's own words as a phrase.
+CONCEPT_NOTE = ("Hospital course: She was given vancomycin on admission. Thrombosis of a deep vein of the calf "
+                "was found on day two. The failure of her heart worsened.")
+
+
+@pytest.mark.parametrize(("event", "kind", "words"), [
+    ("deep vein thrombosis", "condition", "Thrombosis of a deep vein"),
+    ("heart failure", "condition", "failure of her heart"),
+])
+def test_a_concept_query_is_found_split_and_reordered(note_pipeline, event: str, kind: str, words: str) -> None:
+    index = note_index(CONCEPT_NOTE, note_pipeline)
+    query = _query(event)
+    query = query.model_copy(update={"events": [query.events[0], query.events[1].model_copy(update={"kind": kind})]})
+    assert index.lexicon.expand(event, kind).via == "concept"
+    [match] = ground_all(index, query)["e1"].matches
+    mention = next(o for o in query_mentions(index, query) if o.id == match.occurrence)
+    assert match.reason == "phrase" and CONCEPT_NOTE[mention.source.start:mention.source.end] == words
+    bundle = admit(index, query, [Candidate(mention, (match.basis,))])
+    assert [i.occurrence for i in bundle.items] == [mention.id]

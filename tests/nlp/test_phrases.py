@@ -48,6 +48,7 @@ def _found(event: str, sentence: str) -> list[str]:
     ("chronic obstructive pulmonary disease exacerbation", "Admitted for a COPD exacerbation.", "COPD exacerbation"),
     ("DVT", "He developed a deep vein thrombosis of the left leg.", "deep vein thrombosis"),
     ("heparin-induced thrombocytopenia", "Course complicated by HIT on day 5.", "HIT"),
+    ("thrombocytopenia", "Course complicated by HIT on day 5.", "HIT"),
     # a change named by the query, told by the note in other words
     ("elevated troponin", "Her troponin rose overnight.", "troponin rose"),
     ("low platelets", "His platelets fell to 40 after heparin.", "platelets fell"),
@@ -82,6 +83,9 @@ def test_split_and_reordered_events_are_found(event: str, sentence: str, words: 
     ("chest tube insertion", "A chest tube was considered."),  # the act is not told
     ("spleen biopsy", "The spleen was normal in size. A liver biopsy was taken."),  # two sentences
     ("heparin-induced thrombocytopenia", "He was hit by a car."),  # a short form only as written, in capitals
+    # a short form alone names its long form's head: "HIT" is a thrombocytopenia, not heparin
+    ("heparin", "Course complicated by HIT on day 5."),
+    ("packed red blood", "Two units of PRBCs were given."),
     ("elevated troponin", "Her troponin was stable."),
     ("fall", "Her potassium dropped overnight."),  # the event named by the word is no qualifier
     ("left flank pain", "Flank pain and left shoulder stiffness."),  # 'left' is the shoulder's
