@@ -25,7 +25,12 @@ LEXICON = load_lexicon()
      ("AKI", "acute kidney injury"), ("CKD", "chronic kidney disease"), ("MI", "myocardial infarction"),
      ("DVT", "deep vein thrombosis"), ("GI bleed", "bleeding"), ("SOB", "dyspnea"), ("HTN", "hypertension"),
      ("Cr", "creatinine"), ("BUN", "urea nitrogen"), ("SBP", "systolic blood pressure"), ("CHF", "heart failure"),
-     ("COPD", "chronic obstructive pulmonary disease"), ("UTI", "urinary tract infection")],
+     ("COPD", "chronic obstructive pulmonary disease"), ("UTI", "urinary tract infection"),
+     ("CXR", "chest radiograph"), ("chest x-ray", "chest radiograph"), ("heart cath", "cardiac catheterization"),
+     ("LP", "lumbar puncture"), ("spinal tap", "lumbar puncture"), ("emesis", "vomiting"),
+     ("ophthalmology exam", "eye examination"), ("tachycardic", "tachycardia"), ("hypoxemia", "hypoxia"),
+     ("PRBCs", "blood transfusion"), ("endotracheal intubation", "mechanical ventilation"),
+     ("upper endoscopy", "endoscopy")],
 )
 def test_names_clinicians_write(written, concept):
     assert LEXICON.expand(written).concepts == (concept,)
@@ -56,6 +61,16 @@ def test_notes_bind_brand_names_and_abbreviations(note_pipeline):
     assert {("Zosyn", "piperacillin", False), ("SBP", "systolic blood pressure", False),
             ("GI bleed", "bleeding", True), ("Coumadin", "warfarin", True), ("Cr", "creatinine", False),
             ("vanc", "vancomycin", False), ("hypotensive", "hypotension", False)} <= found
+
+
+def test_notes_bind_the_other_names_of_tests_procedures_and_signs(note_pipeline):
+    terms = _target_terms(LEXICON, [])
+    text = ("A CXR showed an infiltrate. She underwent a left heart cath. An LP was performed. She had an "
+            "episode of emesis and became tachycardic. She received 2 units of packed red blood cells.")
+    found = {(text[m.source.start:m.source.end], m.concept.text) for m in note_pipeline.mentions([make_note(text)], terms)}
+    assert {("CXR", "chest radiograph"), ("heart cath", "cardiac catheterization"), ("LP", "lumbar puncture"),
+            ("emesis", "vomiting"), ("tachycardic", "tachycardia"),
+            ("packed red blood cells", "blood transfusion")} <= found
 
 
 def test_an_ambiguous_form_binds_only_where_the_note_defines_it(note_pipeline):
