@@ -58,6 +58,13 @@ def test_a_recent_time_on_the_way_places_only_its_own_sentence():
     assert placed is not None and placed.earlier == span(text, "rash")
 
 
+def test_a_present_perfect_tells_past_events_in_order():
+    text = ("HISTORY OF PRESENT ILLNESS: For two weeks she has been taking vancomycin for an abscess.  "
+            "She developed a rash and came to the emergency room.")
+    placed = told_order(text, span(text, "rash"), span(text, "vancomycin"))
+    assert placed is not None and placed.rule == TOLD_IN_ORDER and placed.earlier == span(text, "vancomycin")
+
+
 def test_told_in_order_in_a_narrative_section():
     a, b = span(HPI, "vancomycin"), span(HPI, "rash")
     placed = told_order(HPI, b, a)
