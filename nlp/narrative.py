@@ -70,6 +70,7 @@ class _NarrativeRules:
     state_before: re.Pattern[str]  # words right before a mention telling the same ("persistent")
     subheadings: frozenset[str]  # titles that continue the section they stand in ("HEENT:")
     title_words: tuple[tuple[re.Pattern[str], str], ...]  # words that name the role of another title
+    presentation: re.Pattern[str]  # words telling the presentation ("was admitted"), which an HPI steps back from
 
 
 # Words that open another clause: a history cue does not reach a mention past them ("status post
@@ -105,7 +106,8 @@ def _narrative_rules(raw: dict) -> _NarrativeRules:
                           _words(raw, "past_time"), roles["stay_roles"], roles["diagnosis_roles"], cues, _words(raw, "state_after"),
                           _words(raw, "state_before"),
                           frozenset(" ".join(str(t).lower().split()) for t in raw["subheadings"]),
-                          tuple((re.compile(str(w["words"]), re.IGNORECASE), str(w["role"])) for w in raw["title_words"]))
+                          tuple((re.compile(str(w["words"]), re.IGNORECASE), str(w["role"])) for w in raw["title_words"]),
+                          _words(raw, "presentation"))
 
 
 def _history_cue(words: list[str], between: int) -> re.Pattern[str]:
@@ -263,8 +265,12 @@ def told_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement |
     if rules.turns_back.search(told[-1]) or _goes_on(text, rules, second):
         return None  # the later event is told as having come first, or as a state that went on from before
     timed = [bool(rules.states_time.search(t) or rules.recent_time.search(t)) for t in told]
-    if timed[-1] and not timed[0]:
-        return None  # the later event states its own time: that decides, the telling does not
+    stated = rules.states_time.search(told[-1]) or (rules.recent_time.search(told[-1])
+                                                    and rules.presentation.search(told[0]))
+    if stated and not timed[0]:
+        return None  # the later event states its own time: that decides, the telling does not (a time
+        # just before the note, "yesterday", follows what was told before it, unless that was the
+        # presentation itself, which an HPI tells first and then steps back from)
     if any(_opens_with_time(rules, t) for t in told[1:-1]) and not (timed[0] and timed[-1]):
         return None  # a time that opens a sentence on the way ("In 2015, ...") may set the frame of what
         # follows; one inside a sentence ("the last panel on 12/5/2003 showed ...") dates its own clause.

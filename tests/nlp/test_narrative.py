@@ -65,6 +65,19 @@ def test_a_present_perfect_tells_past_events_in_order():
     assert placed is not None and placed.rule == TOLD_IN_ORDER and placed.earlier == span(text, "vancomycin")
 
 
+def test_a_time_just_before_the_note_follows_what_was_told_before_it():
+    text = ("HISTORY OF PRESENT ILLNESS: She was started on vancomycin by her doctor.  "
+            "Yesterday she developed a rash on her arms.")
+    placed = told_order(text, span(text, "rash"), span(text, "vancomycin"))
+    assert placed is not None and placed.earlier == span(text, "vancomycin")
+
+
+def test_a_time_just_before_the_note_steps_back_from_the_presentation():
+    text = ("HISTORY OF PRESENT ILLNESS: She was admitted with a rash on her arms.  "
+            "Yesterday she was given vancomycin by her dentist.")
+    assert told_order(text, span(text, "rash"), span(text, "vancomycin")) is None
+
+
 def test_told_in_order_in_a_narrative_section():
     a, b = span(HPI, "vancomycin"), span(HPI, "rash")
     placed = told_order(HPI, b, a)
