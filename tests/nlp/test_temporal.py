@@ -11,7 +11,7 @@ from medeventgraph.nlp.temporal import Anchors, header_anchors
 
 NOTE = datetime(2024, 1, 15, 12, tzinfo=UTC)
 ADMITTED = datetime(2024, 1, 10, 8, tzinfo=UTC)
-ANCHORS = Anchors(note=NOTE, admission=ADMITTED)
+ANCHORS = Anchors(note=NOTE, admission=ADMITTED, discharge=NOTE)
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +54,14 @@ def finder(note_pipeline):
          Granularity.DAY, "admission", None),
         ("On the morning of admission she was short of breath.", "On the morning of admission", "2024-01-10",
          Granularity.DAY, "admission", "morning"),
+        # written for this test: arrival and presentation are the admission's day; the discharge's own
+        ("Upon arrival to the emergency room she was hypotensive.", "Upon arrival", "2024-01-10", Granularity.DAY,
+         "admission", None),
+        ("At the time of presentation her potassium was 6.1.", "At the time of presentation", "2024-01-10",
+         Granularity.DAY, "admission", None),
+        ("At discharge her creatinine was 1.1.", "At discharge", "2024-01-15", Granularity.DAY, "discharge", None),
+        ("On the morning of discharge she was afebrile.", "On the morning of discharge", "2024-01-15",
+         Granularity.DAY, "discharge", "morning"),
     ],
 )
 def test_each_form_resolves_against_its_anchor(finder, sentence, expression, day, granularity, anchor, part):
