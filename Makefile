@@ -49,6 +49,7 @@ eval: venv
 	$(BIN)/python benchmarks/eval_assertions.py --out results
 	$(BIN)/python benchmarks/eval_mts_assertions.py --split train --out results
 	$(BIN)/python benchmarks/check_assertion_rules.py --out results
+	$(BIN)/python benchmarks/check_order_rules.py --out results
 
 # Performance benchmarks: results/bench.json, results/BENCH.md
 bench: venv

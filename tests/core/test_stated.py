@@ -121,8 +121,6 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         ("He was started on amiodarone and this caused bradycardia.", "amiodarone", "bradycardia", "this caused"),
         ("Her hyperkalemia was likely secondary to spironolactone.", "spironolactone", "hyperkalemia",
          "secondary to"),
-        ("Fever and chills began on Sunday, for which she was given ibuprofen.", "chills", "ibuprofen",
-         "for which she was given"),
         ("He was admitted with cellulitis, developed a rash and was moved.", "cellulitis", "rash", "developed"),
         # a problem comes before what treats it, what it is treated by or responds to, and its complication
         ("Her pneumonia was treated with levofloxacin.", "pneumonia", "levofloxacin", "treated with"),
