@@ -135,6 +135,11 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         ("An MRI was obtained for further evaluation of the headache.", "headache", "MRI",
          "for further evaluation of"),
         ("The catheterization was prompted by chest pain.", "chest pain", "catheterization", "prompted by"),
+        # what came before is said to precede; a consequence follows
+        ("The syncope was preceded by chest pain.", "chest pain", "syncope", "was preceded by"),
+        ("Chest pain preceded the syncope.", "Chest pain", "syncope", "preceded"),
+        ("She had a fall with subsequent hip fracture.", "fall", "hip fracture", "with subsequent"),
+        ("Her pneumonia evolved into ARDS.", "pneumonia", "ARDS", "evolved into"),
     ],
 )
 def test_each_cue_reads_its_order(sentence, earlier, later, cue):
