@@ -5,26 +5,17 @@ stays one text (never a time)."""
 from __future__ import annotations
 
 import base64
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 
 import orjson
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture(scope="module")
-def bench_hook() -> Iterator[ModuleType]:
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import bench_hook
+def bench_hook(benchmarks_on_path) -> ModuleType:
+    import bench_hook
 
-        yield bench_hook
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
+    return bench_hook
 
 
 def _texts(hook, prefetch) -> list[bytes]:

@@ -3,26 +3,17 @@ section says the commit it was measured at (BENCH.md prints it); never a time.""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture(scope="module")
-def bench() -> Iterator[tuple[ModuleType, ModuleType]]:
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import report
-        import run_bench
+def bench(benchmarks_on_path) -> tuple[ModuleType, ModuleType]:
+    import report
+    import run_bench
 
-        yield run_bench, report
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
+    return run_bench, report
 
 
 def _env(commit: str) -> dict:

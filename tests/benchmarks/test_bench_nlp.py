@@ -3,25 +3,16 @@ measured in the same run as this pipeline, and the ratio taken against it (never
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture(scope="module")
-def bench_nlp() -> Iterator[ModuleType]:
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import bench_nlp
+def bench_nlp(benchmarks_on_path) -> ModuleType:
+    import bench_nlp
 
-        yield bench_nlp
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
+    return bench_nlp
 
 
 def test_the_fair_baseline_splits_with_spacys_sentencizer(bench_nlp):

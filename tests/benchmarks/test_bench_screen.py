@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -17,14 +16,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def bench() -> Iterator[ModuleType]:
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import bench_screen
+def bench(benchmarks_on_path) -> ModuleType:
+    import bench_screen
 
-        yield bench_screen
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
+    return bench_screen
 
 
 @pytest.mark.slow

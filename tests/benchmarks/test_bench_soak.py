@@ -3,26 +3,17 @@ enough fresh records for the index cache and for the note cache's first bound to
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 from medeventgraph.model.settings import Settings
 
-REPO = Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture(scope="module")
-def soak() -> Iterator[ModuleType]:
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import bench_soak
+def soak(benchmarks_on_path) -> ModuleType:
+    import bench_soak
 
-        yield bench_soak
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
+    return bench_soak
 
 
 def test_warmup_fills_index_and_note_caches(soak):

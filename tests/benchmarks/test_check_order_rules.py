@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
 UNITS = {"q1": "r1", "q2": "r1", "q3": "r2", "q4": "r3"}
 BASE = {"q1": True, "q2": True, "q3": True, "q4": False}
 
 
 @pytest.fixture(scope="module")
-def checker() -> Iterator[ModuleType]:
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import check_order_rules
+def checker(benchmarks_on_path) -> ModuleType:
+    import check_order_rules
 
-        yield check_order_rules
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
+    return check_order_rules
 
 
 @pytest.mark.parametrize(("without", "status", "held_out"), [
