@@ -146,19 +146,20 @@ class Stems:
         return next((frozenset(self.stem(w) for w in words) for quals, words in self._rules.synonym_sets
                      if lower in quals), None)
 
+    def _long_words(self, lower: str) -> list[str]:
+        """The content words of the long form a short form spells, in order (none if it spells none)."""
+        long = self.initialism(lower)
+        if long is None:
+            return []
+        return [w for w, _, _ in _words_of(long) if w.isalpha() and w not in self._rules.function_words]
+
     def spelled_head(self, word: str) -> str | None:
         """The stem of the last word of the long form a short form spells ("HIT": thrombocytopenia)."""
-        long = self.initialism(word.lower()) if _capitals(word) else None
-        if long is None:
-            return None
-        words = [w for w, _, _ in _words_of(long) if w.isalpha() and w not in self._rules.function_words]
+        words = self._long_words(word.lower()) if _capitals(word) else []
         return self.stem(words[-1]) if words else None
 
     def _spelled(self, lower: str) -> frozenset[str]:
-        long = self.initialism(lower)
-        if long is None:
-            return frozenset()
-        return frozenset(self.stem(w) for w, _, _ in _words_of(long) if w.isalpha() and w not in self._rules.function_words)
+        return frozenset(self.stem(w) for w in self._long_words(lower))
 
     def cues(self, slot: frozenset[str]) -> tuple[str, ...]:
         """Substrings one of which a note text holds wherever a word fills this slot: each stem's
