@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 
-from medeventgraph.core.evidence.timing import MIN_TIME, Comparison, Span, Timing
+from medeventgraph.core.evidence.timing import MIN_TIME, Comparison, Span, Timing, longest_gap
 from medeventgraph.core.query.model import RelationSpec, RelationType, VerificationQuery
 from medeventgraph.core.query.verdict import FailureType
 from medeventgraph.model.occurrence import Kind, NoteDocument, Origin
@@ -239,7 +239,7 @@ def _window(r: RelationSpec, hit: StatedItem, earlier: Span | None, later: Span 
     if gap is not None and gap[0] > window:
         return Comparison(Timing.INCOMPATIBLE, f"stated gap outside {r.within}: '{hit.cue}' at {hit.citation}")
     if earlier is not None and later is not None and earlier.resolved and earlier.start.lo > MIN_TIME \
-            and later.start.hi - earlier.start.lo <= window:
+            and longest_gap(earlier, later, window) <= window:
         return Comparison(Timing.COMPATIBLE, f"{_order_words(hit)} at {hit.citation}; within {r.within} "
                                              "by the recorded times")
     return Comparison(Timing.UNKNOWN, f"{_order_words(hit)} at {hit.citation}; window {r.within} unresolved")

@@ -6,6 +6,10 @@ affirms a current event, documented at T, bounds the event's start to "no later 
 that bound can make "A before B" compatible (T before B), but a bounded-only time never
 counts as resolved, so it cannot refute.
 
+Between two calendar dates (day granularity) a window stated in whole days counts whole days,
+as CQL's Date arithmetic does ("days between 2008-07-09 and 2008-07-17" is 8): dates 8 days apart
+are within P8D, though the instants inside those days could be up to 9 days apart.
+
 An encounter-bounded time (no time of its own, only its encounter's period) is one window
 for both ends, the whole period (open-ended while the encounter is): two such items in different, non-overlapping encounters are
 ordered by them (and can refute), within one encounter their order stays unknown.
@@ -18,9 +22,9 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 
 from medeventgraph.core.query.model import RelationType
-from medeventgraph.model.occurrence import GRANULARITY_SPAN, EventTime, TimeType
+from medeventgraph.model.occurrence import GRANULARITY_SPAN, EventTime, Granularity, TimeType
 
-__all__ = ["Comparison", "Span", "Timing", "Window", "compare", "shift", "span_of"]
+__all__ = ["Comparison", "Span", "Timing", "Window", "compare", "longest_gap", "shift", "span_of"]
 
 _FLOOR = datetime.min.replace(tzinfo=UTC)
 _CEILING = datetime.max.replace(tzinfo=UTC)
@@ -56,6 +60,7 @@ class Span:
     start: Window
     end: Window
     resolved: bool  # False when only bounded by a note's documentation time
+    date: bool = False  # the start is a calendar date (day granularity)
 
 
 def _window(dt: datetime, t: EventTime) -> Window:
@@ -75,7 +80,7 @@ def span_of(time: EventTime, documented: EventTime | None = None, open_end: bool
             end = Window(start.lo, MAX_TIME)
         else:
             end = start
-        return Span(start, end, True)
+        return Span(start, end, True, time.granularity is Granularity.DAY)
     if documented is not None and documented.resolved and documented.start is not None:
         bound = _window(documented.start, documented)
         return Span(Window(MIN_TIME, bound.hi), Window(MIN_TIME, MAX_TIME), False)
@@ -107,12 +112,24 @@ def _before(a: Span, b: Span, within: timedelta | None) -> Comparison:
     if within is not None:
         if both and b.start.lo - a.start.hi > within:
             return Comparison(Timing.INCOMPATIBLE, "outside window")
-        if order_ok and a.resolved and b.start.hi - a.start.lo <= within:
+        if order_ok and a.resolved and longest_gap(a, b, within) <= within:
             return Comparison(Timing.COMPATIBLE, "ordered within window")
         return Comparison(Timing.UNKNOWN, "order or window unresolved at recorded granularity")
     if order_ok:
         return Comparison(Timing.COMPATIBLE, "ordered" if both else "ordered by documentation bound")
     return Comparison(Timing.UNKNOWN, "order unresolved at recorded granularity")
+
+
+_DAY = timedelta(days=1)
+
+
+def longest_gap(earlier: Span, later: Span, within: timedelta) -> timedelta:
+    """The longest `later` can start after `earlier` starts, as a window of `within` is judged:
+    in whole days between two calendar dates when the window is whole days, else from the first
+    instant `earlier` can start to the last `later` can."""
+    if earlier.date and later.date and within % _DAY == timedelta(0):
+        return later.start.lo - earlier.start.lo
+    return later.start.hi - earlier.start.lo
 
 
 def _overlaps(a: Span, b: Span) -> Comparison:

@@ -55,3 +55,21 @@ def test_icu_stays_share_their_admissions_episode():
     assert stays
     for stay in stays:
         assert episodes[stay.id] == episodes[stay.encounter]
+
+
+def _date(day: int) -> EventTime:
+    return EventTime(datetime(2008, 7, day, tzinfo=UTC), None, TimeType.OCCURRENCE, Granularity.DAY)
+
+
+def test_a_window_of_whole_days_counts_whole_days_between_dates():
+    # CQL's Date arithmetic: "days between 2008-07-09 and 2008-07-17" is 8, so the two dates are within P8D
+    ninth, seventeenth = span_of(_date(9)), span_of(_date(17))
+    assert compare(ninth, seventeenth, RelationType.BEFORE, timedelta(days=8)).timing is Timing.COMPATIBLE
+    assert compare(seventeenth, ninth, RelationType.AFTER, timedelta(days=8)).timing is Timing.COMPATIBLE
+    assert compare(ninth, seventeenth, RelationType.BEFORE, timedelta(days=7)).timing is Timing.INCOMPATIBLE
+    # a window finer than a day cannot be judged in whole days: the instants inside the dates decide
+    assert compare(ninth, seventeenth, RelationType.BEFORE, timedelta(days=8, hours=12)).timing is Timing.UNKNOWN
+    # nor a date against an instant
+    instant = span_of(EventTime(datetime(2008, 7, 17, 9, tzinfo=UTC), None, TimeType.OCCURRENCE, Granularity.MINUTE))
+    assert compare(ninth, instant, RelationType.BEFORE, timedelta(days=8)).timing is Timing.UNKNOWN
+    assert compare(ninth, instant, RelationType.BEFORE, timedelta(days=9)).timing is Timing.COMPATIBLE
