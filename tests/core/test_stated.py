@@ -140,6 +140,10 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         ("Chest pain preceded the syncope.", "Chest pain", "syncope", "preceded"),
         ("She had a fall with subsequent hip fracture.", "fall", "hip fracture", "with subsequent"),
         ("Her pneumonia evolved into ARDS.", "pneumonia", "ARDS", "evolved into"),
+        # the object of a cue may follow a course or trial of it, or its own clause's subject and verb
+        ("The cellulitis was treated with a 10-day course of Keflex.", "cellulitis", "Keflex", "treated with"),
+        ("The cough has been present since she started lisinopril.", "lisinopril", "cough", "since"),
+        ("A rash appeared after he was given vancomycin.", "vancomycin", "rash", "after"),
     ],
 )
 def test_each_cue_reads_its_order(sentence, earlier, later, cue):
