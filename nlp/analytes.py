@@ -89,6 +89,13 @@ class _Change(_Frozen):
     forward: tuple[str, ...]
     reverse: tuple[str, ...]
     not_a_change: tuple[str, ...]
+    timed_list: tuple[str, ...] = ()  # regular expressions of the times a list of values writes between them
+
+    @cached_property
+    def timed_next(self) -> re.Pattern[str]:
+        """A time, then the next value of the list: "17.3 yesterday 26.9", "1.2 on admission, 2.3"."""
+        times = "|".join(self.timed_list) or "(?!)"
+        return re.compile(rf"\s*,?\s*(?:{times})\s*,?\s*(?:and\s+)?(?:(?:it\s+)?was\s+)?(?=\d)", re.IGNORECASE)
 
 
 class _Intervals(_Frozen):

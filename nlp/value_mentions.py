@@ -118,13 +118,14 @@ def _series_key(d: ValueDraft) -> tuple[str, int, int, int]:
 
 
 def _segments(drafts: list[ValueDraft]) -> dict[str, tuple[tuple[int, int], ...]]:
-    """A stated change's values each own the text from their number to the next one's: a time
-    written there is theirs ("creatinine 1.5 up from 1.2 yesterday": yesterday is 1.2's). The
+    """A stated change's (or a timed list's) values each own the text from their number to the
+    next one's: a time written there is theirs ("creatinine 1.5 up from 1.2 yesterday": yesterday
+    is 1.2's; "1.2 on admission, 2.3 yesterday"). The
     words before the analyte belong to the latest value ("Today creatinine 1.5 up from 1.2").
     A time expression belongs where it ends (Duckling reads "from 1.2 yesterday" as one)."""
     by_series: dict[tuple[str, int, int, int], list[ValueDraft]] = {}
     for d in drafts:
-        if d.found.change:
+        if d.found.series and (d.found.change or d.found.timed):
             by_series.setdefault(_series_key(d), []).append(d)
     out: dict[str, tuple[tuple[int, int], ...]] = {}
     for members in by_series.values():

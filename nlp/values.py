@@ -78,6 +78,7 @@ class ValueFind:
     time_rank: int = 0  # a stated change's values in time order (0 = earliest)
     change: bool = False  # the series states a change over time ("rose from 1.0 to 2.1")
     within_hours: float | None = None  # the interval a stated change's sentence bounds it to
+    timed: bool = False  # the series lists values with a time written between them: each has its own
 
 
 @lru_cache(maxsize=64)
@@ -203,20 +204,25 @@ class _SentenceReader:
         start = alias_end + lead.start() if lead else digit
         return self.value_at(analyte, alias, digit, start)
 
-    def follow(self, analyte: Analyte, alias: Alias, raw: _Raw, forward: bool) -> _Raw | None:
-        """The next value of a series: "to Y" after "from X", or "from Y" after X (reverse)."""
-        tail = self.text[raw.end:raw.end + 30]
+    def follow(self, analyte: Analyte, alias: Alias, raw: _Raw, forward: bool) -> tuple[_Raw, bool] | None:
+        """The next value of a series: "to Y" after "from X", or "from Y" after X (reverse); or,
+        after a time written between them, the next value of a list ("17.3 yesterday 26.9 on
+        admission"). With it, whether it was a list's (True: its own time orders it)."""
+        tail = self.text[raw.end:raw.end + 40]
         cue = (r"\s*(?:to|->|\u2192)\s+(?:about\s+|like\s+about\s+|approximately\s+)?" if forward else
                r"\s*,?\s*(?:(?:up|down|increased|decreased|improved|worsened|rising|falling)\s+)?from\s+")
         m = re.match(cue, tail, re.IGNORECASE)
         if m is None:
-            return None
+            listed = self.table.change_words.timed_next.match(tail)
+            nxt = self.value_at(analyte, alias, raw.end + listed.end(), raw.end + listed.end()) if listed else None
+            return (nxt, True) if nxt is not None else None
         digit = raw.end + m.end()
         if digit >= len(self.text) or not (self.text[digit].isdigit() or self.text[digit:digit + 4].lower() == "the "):
             return None
         lead = re.match(r"the\s+(?:(?:low|lower|mid|middle|high|upper)[\s-]+)?", self.text[digit:], re.IGNORECASE)
         first_digit = digit + (lead.end() if lead else 0)
-        return self.value_at(analyte, alias, first_digit, digit)
+        found = self.value_at(analyte, alias, first_digit, digit)
+        return (found, False) if found is not None else None
 
 
 def _clause_before(sentence: str, start: int) -> str:
@@ -284,12 +290,14 @@ def find_values(sentence: str, offset: int = 0, table: AnalyteTable | None = Non
         change = gap.endswith("from") and not _has_word(gap, table.change_words.not_a_change)
         readings = _has_word(gap, table.change_words.not_a_change) is not None
         forward = change or readings
+        timed = False
         while len(chain) < 4:
-            nxt = reader.follow(analyte, alias, chain[-1], forward)
-            if nxt is None:
+            step = reader.follow(analyte, alias, chain[-1], forward)
+            if step is None:
                 break
-            chain.append(nxt)
-            change = change or not forward
+            chain.append(step[0])
+            timed = timed or step[1]
+            change = change or not (forward or step[1])
         if len(chain) > 1:
             series += 1
         within = _within_hours(table, sentence) if change and len(chain) > 1 else None
@@ -297,7 +305,7 @@ def find_values(sentence: str, offset: int = 0, table: AnalyteTable | None = Non
             rank = i if forward else len(chain) - 1 - i
             out.append(ValueFind(offset + m.start(), offset + r.end, analyte.id, r.quantity, r.low, r.high,
                                  r.unit.unit, r.unit_stated, r.text.strip(), series if len(chain) > 1 else 0,
-                                 rank if change else 0, change and len(chain) > 1, within))
+                                 rank if change else 0, change and len(chain) > 1, within, timed))
         if analyte.diastolic is not None:  # "BP 80/40": the diastolic too, cited by its own digits
             out.extend(ValueFind(offset + ds, offset + de, analyte.diastolic, d, None, None, r.unit.unit,
                                  r.unit_stated, sentence[ds:de])

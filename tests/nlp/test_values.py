@@ -114,6 +114,22 @@ def test_stated_change_keeps_time_order(phrase: str, in_time_order: list[float])
         assert text[v.start:v.end].lower().startswith(analyte) and text[:v.end].endswith(v.text)
 
 
+@pytest.mark.parametrize(("text", "values"), [
+    ("Creatinine 1.2 on admission, 2.3 yesterday and 3.1 today.", [1.2, 2.3, 3.1]),
+    ("Hemoglobin 9.1 on 3/4, 8.2 on 3/6.", [9.1, 8.2]),
+    ("WBC today 10.9, down from 17.3 yesterday, 26.9 on admission.", [10.9, 17.3, 26.9]),
+])
+def test_values_listed_with_their_times_are_each_read(text: str, values: list[float]) -> None:
+    found = find_values(text)
+    assert [v.quantity for v in found] == values and all(v.timed for v in found)
+    assert len({v.series for v in found}) == 1
+
+
+@pytest.mark.parametrize("text", ["Creatinine 1.2 on admission, BUN 20.", "Potassium 3.7 today, 140 sodium."])
+def test_a_time_before_another_analyte_lists_nothing(text: str) -> None:
+    assert not any(v.timed or v.series for v in find_values(text))
+
+
 def test_a_range_of_readings_is_no_change() -> None:
     found = find_values(REAL["blood pressure ranges from 90/59 to 107/68 mmHg"])
     readings = [v for v in found if "blood-pressure" in v.analyte]
@@ -283,6 +299,13 @@ def test_pipeline_value_time_and_assertion(pipeline) -> None:
     assert by_value[1.2].time.start.date().isoformat() == "2020-05-14"  # "yesterday" is 1.2's
     assert by_value[1.5].extra_value("change_from") == by_value[1.2].id
     assert by_value[1.5].extra_value("change_within_hours") == "48"
+
+
+def test_pipeline_listed_values_take_their_own_times(pipeline) -> None:
+    listed = _values(pipeline, make_note("Creatinine 2.3 today, 1.8 yesterday, 1.1 on 5/10/2020.", "l"))
+    days = {o.value.quantity: o.time.start.date().isoformat() for o in listed}
+    assert days == {2.3: NOTE_DATE.date().isoformat(), 1.8: "2020-05-14", 1.1: "2020-05-10"}
+    assert not any(o.extra_value("change_from") for o in listed)  # a list states no change: the times order it
 
 
 def test_pipeline_copied_value_links_to_origin(pipeline) -> None:
