@@ -210,7 +210,8 @@ class _SentenceReader:
         admission"). With it, whether it was a list's (True: its own time orders it)."""
         tail = self.text[raw.end:raw.end + 40]
         cue = (r"\s*(?:to|->|\u2192)\s+(?:about\s+|like\s+about\s+|approximately\s+)?" if forward else
-               r"\s*,?\s*(?:(?:up|down|increased|decreased|improved|worsened|rising|falling)\s+)?from\s+")
+               r"\s*[,;]?\s*(?:(?:(?:this|which|it)\s+(?:is|was|has|has\s+(?:come|gone))\s+)?"
+               r"(?:up|down|increased|decreased|improved|worsened|rising|falling)\s+)?from\s+")
         m = re.match(cue, tail, re.IGNORECASE)
         if m is None:
             listed = self.table.change_words.timed_next.match(tail)

@@ -105,8 +105,20 @@ def test_joint_list_keeps_other_values() -> None:
     ("creatinine 1.8 from 1.89 from 2.7", [2.7, 1.89, 1.8]),
 ])
 def test_stated_change_keeps_time_order(phrase: str, in_time_order: list[float]) -> None:
-    text = REAL[phrase]
-    analyte = "potassium" if "potassium" in phrase else "creatinine"
+    _check_change(REAL[phrase], "potassium" if "potassium" in phrase else "creatinine", in_time_order)
+
+
+@pytest.mark.parametrize(("text", "analyte", "in_time_order"), [
+    # the change told in a clause of its own, about the value just written
+    ("Sodium 149; this is down from 151 yesterday.", "sodium", [151, 149]),
+    ("Potassium 3.1, which is down from 3.8 on admission.", "potassium", [3.8, 3.1]),
+    ("Creatinine 2.1, it has gone up from 1.4 last week.", "creatinine", [1.4, 2.1]),
+])
+def test_a_change_told_of_the_value_keeps_time_order(text: str, analyte: str, in_time_order: list[float]) -> None:
+    _check_change(text, analyte, in_time_order)
+
+
+def _check_change(text: str, analyte: str, in_time_order: list[float]) -> None:
     series = [v for v in find_values(text) if v.analyte == analyte]
     assert all(v.change for v in series) and len({v.series for v in series}) == 1
     assert [v.quantity for v in sorted(series, key=lambda v: v.time_rank)] == in_time_order
