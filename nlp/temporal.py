@@ -134,7 +134,7 @@ class TimeFinder:
                 if t is not None:
                     found.append(t)
         taken = [(t.start, t.end) for t in found]
-        for t in self._general(sentence, anchors):
+        for t in self._general(sentence, anchors, _latest_stated(found) or previous):
             if not any(t.start < e and s < t.end for s, e in taken):
                 found.append(t)
         # "At that time" can point at a date the general resolver read earlier in the sentence.
@@ -197,7 +197,7 @@ class TimeFinder:
         return _from_previous(pending, rule, prior) or pending
 
     # -- Duckling -------------------------------------------------------------------------------
-    def _general(self, sentence: str, anchors: Anchors) -> list[TimeMention]:
+    def _general(self, sentence: str, anchors: Anchors, previous: TimeMention | None = None) -> list[TimeMention]:
         masked = _NUMBER_INSIDE.sub(lambda m: " " * len(m.group(0)), sentence)
         if not _CUE.search(sentence) and not _CUE.search(masked):
             # Every span Duckling reads is dropped below unless it holds a time word: a sentence
@@ -229,9 +229,34 @@ class TimeFinder:
             time = _duckling_time(r["value"], fine_anchor=fine)
             if time is None or (not absolute and note is None):
                 continue
+            if previous is not None and previous.anchor == "stated" and _YEARLESS.search(body) \
+                    and not _AHEAD.search(body) and not absolute:
+                time = _nearest_year(time, previous.time)
             part = next((p for p in ("morning", "afternoon", "evening", "night") if p in body.lower()), None)
             out.append(TimeMention(start, end, body, time, part, "stated" if absolute else "note"))
         return out
+
+
+# A date written without its year ("on 12/28", "on March 3") after a passage that stated a full
+# date ("On 12/22/08 ...") is in that date's year, or the one next to it nearest it: Duckling takes
+# the next instance after the note's own date, which in a note written years later is a plan.
+_YEARLESS = re.compile(r"\b\d{1,2}/\d{1,2}\b(?!/)|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b",
+                       re.IGNORECASE)
+_AHEAD = re.compile(r"\b(?:next|coming|upcoming|following|tomorrow)\b", re.IGNORECASE)
+
+
+def _nearest_year(time: EventTime, told: EventTime) -> EventTime:
+    """The same month and day in the year nearest the date the passage last stated."""
+    start, near = time.start, told.start
+    if start is None or near is None or time.granularity is not Granularity.DAY:
+        return time
+    options = []
+    for year in (near.year - 1, near.year, near.year + 1):
+        try:
+            options.append(start.replace(year=year))
+        except ValueError:  # 29 February
+            continue
+    return replace(time, start=min(options, key=lambda d: abs(d - near))) if options else time
 
 
 def _starts_in_number(sentence: str, start: int) -> bool:
@@ -323,6 +348,11 @@ def _from_previous(pending: TimeMention, rule: TemporalRule, previous: TimeMenti
     else:
         time = prior
     return replace(pending, time=time, anchor="previous", approximate=previous.approximate)
+
+
+def _latest_stated(found: list[TimeMention]) -> TimeMention | None:
+    stated = [t for t in found if t.anchor == "stated" and t.time.resolved]
+    return max(stated, key=lambda t: t.end) if stated else None
 
 
 def _latest_before(found: list[TimeMention], position: int) -> TimeMention | None:

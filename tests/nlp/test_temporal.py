@@ -79,6 +79,19 @@ def test_last_week_is_a_week_before_and_the_last_week_a_duration(finder):
     assert d.rule_id == "duration-to-now"
 
 
+@pytest.mark.parametrize(("told", "yearless", "day"), [
+    ("On 12/22/08, a CT-guided biopsy was performed.", "On 12/28, she had a fever.", "2008-12-28"),
+    ("She was admitted on 12/30/2008.", "On 1/2, she was extubated.", "2009-01-02"),  # the year turned
+    ("On March 3, 2011, she underwent a lumpectomy.", "On March 20 she started tamoxifen.", "2011-03-20"),
+])
+def test_a_date_without_its_year_takes_the_year_the_passage_told(finder, told, yearless, day):
+    (first,) = finder.find(told, ANCHORS)
+    (t,) = finder.find(yearless, ANCHORS, first)
+    assert t.time.start.date().isoformat() == day and t.time.granularity is Granularity.DAY
+    # without a stated date before it, a yearless date after the note's day is a plan: dropped
+    assert finder.find("On 12/28, she had a fever.", ANCHORS) == ()
+
+
 def test_approximate_weeks_hold_the_stated_range(finder):
     (t,) = finder.find("She quit smoking about 6 weeks ago.", ANCHORS)
     lo, hi = t.time.start_window()
