@@ -94,8 +94,16 @@ class _Change(_Frozen):
     @cached_property
     def timed_next(self) -> re.Pattern[str]:
         """A time, then the next value of the list: "17.3 yesterday 26.9", "1.2 on admission, 2.3"."""
-        times = "|".join(self.timed_list) or "(?!)"
-        return re.compile(rf"\s*,?\s*(?:{times})\s*,?\s*(?:and\s+)?(?:(?:it\s+)?was\s+)?(?=\d)", re.IGNORECASE)
+        return re.compile(rf"\s*,?\s*(?:{self._times})\s*,?\s*(?:and\s+)?(?:(?:it\s+)?was\s+)?(?=\d)", re.IGNORECASE)
+
+    @cached_property
+    def timed_after(self) -> re.Pattern[str]:
+        """A time right after a value: "(it was 3.1) on admission"."""
+        return re.compile(rf"\s*,?\s*(?:{self._times})\b", re.IGNORECASE)
+
+    @property
+    def _times(self) -> str:
+        return "|".join(self.timed_list) or "(?!)"
 
 
 class _Intervals(_Frozen):

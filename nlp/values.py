@@ -214,9 +214,7 @@ class _SentenceReader:
                r"(?:up|down|increased|decreased|improved|worsened|rising|falling)\s+)?from\s+")
         m = re.match(cue, tail, re.IGNORECASE)
         if m is None:
-            listed = self.table.change_words.timed_next.match(tail)
-            nxt = self.value_at(analyte, alias, raw.end + listed.end(), raw.end + listed.end()) if listed else None
-            return (nxt, True) if nxt is not None else None
+            return self._listed(analyte, alias, raw.end, tail)
         digit = raw.end + m.end()
         if digit >= len(self.text) or not (self.text[digit].isdigit() or self.text[digit:digit + 4].lower() == "the "):
             return None
@@ -224,6 +222,24 @@ class _SentenceReader:
         first_digit = digit + (lead.end() if lead else 0)
         found = self.value_at(analyte, alias, first_digit, digit)
         return (found, False) if found is not None else None
+
+
+    def _listed(self, analyte: Analyte, alias: Alias, end: int, tail: str) -> tuple[_Raw, bool] | None:
+        """The next value of a list of one analyte's values, each with its time: after a time written
+        between them ("17.3 yesterday 26.9"), or told in a clause of its own with its time right
+        after it ("potassium 3.7, it was 3.1 on admission")."""
+        words = self.table.change_words
+        found = words.timed_next.match(tail) or _OWN_CLAUSE.match(tail)
+        if found is None:
+            return None
+        nxt = self.value_at(analyte, alias, end + found.end(), end + found.end())
+        if nxt is None or (found.re is _OWN_CLAUSE and not words.timed_after.match(self.text, nxt.end)):
+            return None
+        return nxt, True
+
+
+# "potassium 3.7, it was 3.1 on admission": the clause tells an earlier value of the same analyte
+_OWN_CLAUSE = re.compile(r"\s*[,;]\s*(?:it|which|this)\s+(?:was|had\s+been)\s+(?=\d)", re.IGNORECASE)
 
 
 def _clause_before(sentence: str, start: int) -> str:

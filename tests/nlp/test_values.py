@@ -130,6 +130,8 @@ def _check_change(text: str, analyte: str, in_time_order: list[float]) -> None:
     ("Creatinine 1.2 on admission, 2.3 yesterday and 3.1 today.", [1.2, 2.3, 3.1]),
     ("Hemoglobin 9.1 on 3/4, 8.2 on 3/6.", [9.1, 8.2]),
     ("WBC today 10.9, down from 17.3 yesterday, 26.9 on admission.", [10.9, 17.3, 26.9]),
+    # an earlier value told in a clause of its own, its time right after it
+    ("Potassium 3.7, it was 3.1 on admission, chloride 106.", [3.7, 3.1]),
 ])
 def test_values_listed_with_their_times_are_each_read(text: str, values: list[float]) -> None:
     found = find_values(text)
@@ -137,7 +139,8 @@ def test_values_listed_with_their_times_are_each_read(text: str, values: list[fl
     assert len({v.series for v in found}) == 1
 
 
-@pytest.mark.parametrize("text", ["Creatinine 1.2 on admission, BUN 20.", "Potassium 3.7 today, 140 sodium."])
+@pytest.mark.parametrize("text", ["Creatinine 1.2 on admission, BUN 20.", "Potassium 3.7 today, 140 sodium.",
+                                  "Potassium 3.7, it was 3.1."])  # no time: a correction, or another reading
 def test_a_time_before_another_analyte_lists_nothing(text: str) -> None:
     assert not any(v.timed or v.series for v in find_values(text))
 
