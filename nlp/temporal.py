@@ -38,7 +38,7 @@ _CUE = re.compile(
     re.IGNORECASE,
 )
 _UNIT_AFTER = re.compile(r"\s*(?:mg|mcg|ml|units?|%|mmol|meq|g\b|kg|cc)", re.IGNORECASE)
-_PREFILTER = re.compile(r"\d|yesterday|today|tonight|morning|afternoon|evening|night|ago|admission|arrival|discharge|past|last|history|"
+_PREFILTER = re.compile(r"\d|yesterday|today|tonight|morning|afternoon|evening|night|ago|admission|arrival|discharge|past|last|history|other day|"
                         r"hospital day|that time|that point|next|following|presentation|POD|jan|feb|mar|apr|"
                         r"may|jun|jul|aug|sep|oct|nov|dec", re.IGNORECASE)
 _NUMBER_INSIDE = re.compile(r"\b\d+\.\d+\b")

@@ -92,6 +92,19 @@ def test_a_date_without_its_year_takes_the_year_the_passage_told(finder, told, y
     assert finder.find("On 12/28, she had a fever.", ANCHORS) == ()
 
 
+@pytest.mark.parametrize(("sentence", "expression", "days_ago"), [
+    ("She vomited a couple of days ago.", "a couple of days ago", 2),
+    ("The rash began a few days ago.", "a few days ago", 3),
+    ("He fell several days ago.", "several days ago", 4),
+    ("She passed out at home the other day.", "the other day", 3),
+])
+def test_a_vague_count_is_a_range_not_a_day(finder, sentence, expression, days_ago):
+    (t,) = finder.find(sentence, ANCHORS)
+    lo, hi = t.time.start_window()
+    assert t.text == expression and t.approximate and t.time.granularity is not Granularity.DAY
+    assert lo < NOTE - timedelta(days=days_ago) < hi
+
+
 def test_approximate_weeks_hold_the_stated_range(finder):
     (t,) = finder.find("She quit smoking about 6 weeks ago.", ANCHORS)
     lo, hi = t.time.start_window()
