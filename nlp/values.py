@@ -223,7 +223,6 @@ class _SentenceReader:
         found = self.value_at(analyte, alias, first_digit, digit)
         return (found, False) if found is not None else None
 
-
     def _listed(self, analyte: Analyte, alias: Alias, end: int, tail: str) -> tuple[_Raw, bool] | None:
         """The next value of a list of one analyte's values, each with its time: after a time written
         between them ("17.3 yesterday 26.9"), or told in a clause of its own with its time right
