@@ -12,6 +12,8 @@ Two placements are read here (resources/narrative_rules.json says which words do
   happened after one told in an earlier sentence, when both sentences tell past events, the later
   one does not step back in time (a past perfect "had been", "prior to this", "previously"), and
   no sentence after the earlier one states a time of its own (which then decides instead).
+  Within one sentence, the same holds of two main clauses it joins ("a catheterization was done
+  and two stents were placed"), each with a finite past verb of its own.
   A weaker basis than a cue: it supports an order, it never refutes one.
 - **phases of the story**: an event placed in the patient's past (a past history section,
   "history of", "status post", "previous") happened before one the note tells as part of the
@@ -71,6 +73,9 @@ class _NarrativeRules:
     subheadings: frozenset[str]  # titles that continue the section they stand in ("HEENT:")
     title_words: tuple[tuple[re.Pattern[str], str], ...]  # words that name the role of another title
     presentation: re.Pattern[str]  # words telling the presentation ("was admitted"), which an HPI steps back from
+    clause_join: re.Pattern[str]  # words joining two clauses of one sentence (", and", ";")
+    finite_past: re.Pattern[str]  # a clause's own finite past verb ("was", "underwent", "she noted")
+    subordinate: re.Pattern[str]  # words opening a clause that is not told in its place ("before", "which")
 
 
 # Words that open another clause: a history cue does not reach a mention past them ("status post
@@ -107,7 +112,8 @@ def _narrative_rules(raw: dict) -> _NarrativeRules:
                           _words(raw, "state_before"),
                           frozenset(" ".join(str(t).lower().split()) for t in raw["subheadings"]),
                           tuple((re.compile(str(w["words"]), re.IGNORECASE), str(w["role"])) for w in raw["title_words"]),
-                          _words(raw, "presentation"))
+                          _words(raw, "presentation"), _words(raw, "clause_join"), _words(raw, "finite_past"),
+                          _words(raw, "subordinate"))
 
 
 def _history_cue(words: list[str], between: int) -> re.Pattern[str]:
@@ -249,17 +255,22 @@ class Placement:
 
 def told_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement | None:
     """The order in which a narrative section tells the mentions at spans `a` and `b`, or None
-    where the telling says nothing (one sentence, different sections, a section that is not a
+    where the telling says nothing (one clause, different sections, a section that is not a
     narrative, a sentence that is not in the past, or a step back in time between them)."""
     layout, rules = note_layout(text), _load_narrative_rules()
     ia, ib = layout.sentence_at(a[0]), layout.sentence_at(b[0])
-    if ia is None or ib is None or ia == ib:
+    if ia is None or ib is None:
         return None
     (i, first), (j, second) = sorted(((ia, a), (ib, b)))
     section = layout.sentences[i].section
     if section < 0 or layout.sentences[j].section != section or layout.role(i) not in rules.narrative_roles:
         return None
-    told = [text[s.start:s.end] for s in layout.sentences[i:j + 1]]
+    if i == j:
+        told = _own_clauses(text, rules, layout.sentences[i], first, second)
+        if told is None:
+            return None
+    else:
+        told = [text[s.start:s.end] for s in layout.sentences[i:j + 1]]
     if not (rules.past.search(told[0]) and rules.past.search(told[-1])):
         return None
     if rules.turns_back.search(told[-1]) or _goes_on(text, rules, second):
@@ -277,6 +288,23 @@ def told_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement |
         # Where both ends state their times, the times decide and the telling only orders what they leave open
     heading = layout.sections[section]
     return Placement(first, second, heading.title_start, heading.title_end, TOLD_IN_ORDER)
+
+
+def _own_clauses(text: str, rules: _NarrativeRules, sentence: Sentence, first: tuple[int, int],
+                 second: tuple[int, int]) -> list[str] | None:
+    """The two clauses of one sentence that hold `first` and `second` (in text order), when each is
+    a main clause with a finite past verb of its own ("a catheterization was done and two stents
+    were placed"); None when both stand in one clause, or the later one's verb is the earlier one's
+    ("was given X and Y")."""
+    start = sentence.start
+    cuts = [start, *(start + m.end() for m in rules.clause_join.finditer(text[start:sentence.end])), sentence.end]
+    ca, cb = bisect_right(cuts, first[0]) - 1, bisect_right(cuts, second[0]) - 1
+    if ca == cb or bisect_right(cuts, first[1] - 1) - 1 != ca or bisect_right(cuts, second[1] - 1) - 1 != cb:
+        return None
+    clauses = [text[cuts[k]:cuts[k + 1]] for k in (ca, cb)]
+    if not all(rules.finite_past.search(c) and not rules.subordinate.search(c) for c in clauses):
+        return None
+    return clauses
 
 
 _STATE_REACH = 40  # characters around a mention where words tell how its state went on

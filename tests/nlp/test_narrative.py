@@ -87,8 +87,8 @@ def test_told_in_order_in_a_narrative_section():
 
 
 @pytest.mark.parametrize("text", [
-    # one sentence: coordination is not a sequence
-    "HISTORY OF PRESENT ILLNESS: She was given vancomycin and developed a rash.",
+    # one sentence, one clause: a list is not a sequence
+    "HISTORY OF PRESENT ILLNESS: She was given vancomycin and a cream for her rash.",
     # a past perfect steps back in time
     "HISTORY OF PRESENT ILLNESS: She developed a rash.  She had been given vancomycin by her dentist.",
     # the later sentence states its own time, which decides instead
@@ -303,3 +303,38 @@ def test_a_hedge_right_before_a_mention(text, words, expected):
     from medeventgraph.nlp.relations import hedged
 
     assert hedged(text, span(text, words)) is expected
+
+
+@pytest.mark.parametrize(("text", "earlier", "later"), [
+    ("HOSPITAL COURSE: A catheterization was done and two stents were placed.", "catheterization", "stents"),
+    ("HOSPITAL COURSE: She was given ceftriaxone, and the next blood culture was negative.",
+     "ceftriaxone", "blood culture"),
+    ("HISTORY OF PRESENT ILLNESS: He received a dose of furosemide; his urine output was measured.",
+     "furosemide", "urine output"),
+    ("HISTORY OF PRESENT ILLNESS: She was given vancomycin and developed a rash.", "vancomycin", "rash"),
+])
+def test_clauses_of_one_sentence_are_told_in_order(text, earlier, later):
+    a, b = span(text, earlier), span(text, later)
+    placed = told_order(text, b, a)
+    assert placed is not None and placed.rule == TOLD_IN_ORDER
+    assert (placed.earlier, placed.later) == (a, b)
+    found = find_relation(text, b, a)
+    assert found is not None and check_order(text, found)
+    assert not check_order(text, replace(found, earlier=b, later=a))
+
+
+@pytest.mark.parametrize("text", [
+    # one clause: the later mention has no verb of its own
+    "HOSPITAL COURSE: She was given ceftriaxone and aspirin.",
+    "HOSPITAL COURSE: The ceftriaxone and aspirin were given.",
+    # a subordinate clause is not told in its place
+    "HOSPITAL COURSE: Before aspirin was given, ceftriaxone was started.",
+    "HOSPITAL COURSE: She was given ceftriaxone, which had replaced aspirin.",
+    # the later clause steps back in time, or is in the present
+    "HOSPITAL COURSE: She was given ceftriaxone, and she had been on aspirin.",
+    "HOSPITAL COURSE: She was given ceftriaxone, and she takes aspirin.",
+    # not a narrative section
+    "PLAN: The ceftriaxone was discussed and aspirin was declined.",
+])
+def test_clauses_that_tell_no_order(text):
+    assert told_order(text, span(text, "ceftriaxone"), span(text, "aspirin")) is None
