@@ -38,9 +38,10 @@ _CUE = re.compile(
     re.IGNORECASE,
 )
 _UNIT_AFTER = re.compile(r"\s*(?:mg|mcg|ml|units?|%|mmol|meq|g\b|kg|cc)", re.IGNORECASE)
-_PREFILTER = re.compile(r"\d|yesterday|today|tonight|morning|afternoon|evening|night|ago|admission|arrival|discharge|past|last|history|other day|"
-                        r"hospital day|that time|that point|next|following|presentation|POD|jan|feb|mar|apr|"
-                        r"may|jun|jul|aug|sep|oct|nov|dec", re.IGNORECASE)
+_PREFILTER = re.compile(r"\d|yesterday|today|tonight|morning|afternoon|evening|night|ago|admission|arrival|discharge|"
+                        r"past|last|history|other day|hospital day|hospitali[sz]ation|hospital stay|that time|"
+                        r"that point|next|following|presentation|POD|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec",
+                        re.IGNORECASE)
 _NUMBER_INSIDE = re.compile(r"\b\d+\.\d+\b")
 _CLOCK = re.compile(r"\d{1,2}:\d{2}|\d\s*(?:a\.?m\.?|p\.?m\.?)|o'clock|\bhours?\s+ago|\bminutes?\s+ago",
                     re.IGNORECASE)

@@ -62,6 +62,21 @@ def finder(note_pipeline):
         ("At discharge her creatinine was 1.1.", "At discharge", "2024-01-15", Granularity.DAY, "discharge", None),
         ("On the morning of discharge she was afebrile.", "On the morning of discharge", "2024-01-15",
          Granularity.DAY, "discharge", "morning"),
+        # written for this test: days counted from the admission, or back from the discharge
+        ("Two days after admission she developed a rash.", "Two days after admission", "2024-01-12",
+         Granularity.DAY, "admission", None),
+        ("The day after admission she was extubated.", "The day after admission", "2024-01-11",
+         Granularity.DAY, "admission", None),
+        ("Five days into her hospitalization she spiked a fever.", "Five days into her hospitalization",
+         "2024-01-15", Granularity.DAY, "admission", None),
+        ("On day 3 of her hospitalization she was extubated.", "On day 3 of her hospitalization", "2024-01-12",
+         Granularity.DAY, "admission", None),
+        ("Twelve hours prior to arrival she took a dose.", "Twelve hours prior to arrival", "2024-01-10",
+         Granularity.DAY, "admission", None),
+        ("Two days before discharge her Foley was removed.", "Two days before discharge", "2024-01-13",
+         Granularity.DAY, "discharge", None),
+        ("The evening before discharge she walked the halls.", "The evening before discharge", "2024-01-14",
+         Granularity.DAY, "discharge", "evening"),
     ],
 )
 def test_each_form_resolves_against_its_anchor(finder, sentence, expression, day, granularity, anchor, part):
