@@ -144,6 +144,19 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         ("The cellulitis was treated with a 10-day course of Keflex.", "cellulitis", "Keflex", "treated with"),
         ("The cough has been present since she started lisinopril.", "lisinopril", "cough", "since"),
         ("A rash appeared after he was given vancomycin.", "vancomycin", "rash", "after"),
+        # what a sentence opens with "before" came after what the sentence goes on to tell
+        ("Prior to the catheterization she was given aspirin.", "aspirin", "catheterization", "Prior to"),
+        ("Before starting amiodarone, a TSH was checked.", "TSH", "amiodarone", "Before"),
+        # "once", "within hours of", "upon completion of": what follows came after
+        ("Once the cultures were drawn, ceftriaxone was given.", "cultures", "ceftriaxone", "Once"),
+        ("Within hours of the transfusion she became febrile.", "transfusion", "febrile", "Within hours of"),
+        ("She became febrile within 2 hours of the transfusion.", "transfusion", "febrile", "within 2 hours of"),
+        ("Upon completion of the dialysis, her potassium was 4.1.", "dialysis", "potassium", "Upon"),
+        # a drug replaced by another came first; so did a problem a treatment relieved or required
+        ("She was transitioned from heparin to warfarin.", "heparin", "warfarin", "to"),
+        ("Metformin was replaced by insulin.", "Metformin", "insulin", "was replaced by"),
+        ("Ondansetron was given with improvement of her nausea.", "nausea", "Ondansetron", "with improvement of"),
+        ("Respiratory failure required intubation.", "Respiratory failure", "intubation", "required"),
     ],
 )
 def test_each_cue_reads_its_order(sentence, earlier, later, cue):
@@ -170,6 +183,9 @@ def test_each_cue_reads_its_order(sentence, earlier, later, cue):
         # a treatment cue governs its object only, not a mention later in the sentence
         ("The rash, treated with hydrocortisone, resolved before the fever.", "rash", "fever"),
         ("She was treated with heparin for a DVT.", "heparin", "DVT"),
+        # a drug stopped because of a problem was started before the stop, not after the problem
+        ("Because of the angioedema, lisinopril was stopped.", "angioedema", "lisinopril"),
+        ("Her warfarin was held for the colonoscopy.", "warfarin", "colonoscopy"),
     ],
 )
 def test_narrative_order_is_not_time_order(sentence, x, y):
@@ -214,6 +230,9 @@ def test_stated_overlap_supports_overlaps_and_cites_the_cue(note_pipeline):
     "While on Coumadin she had a GI bleed.",
     "She had a GI bleed while on Coumadin.",
     "She was on Coumadin when she developed a GI bleed.",
+    "She had a GI bleed despite Coumadin.",
+    "She had a GI bleed in the setting of Coumadin use.",
+    "Coumadin was stopped because of a GI bleed.",
 ])
 def test_each_overlap_cue_supports_overlaps_only(note_pipeline, text):
     index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
