@@ -39,6 +39,7 @@ class _Conversion(BaseModel):
     unit: str
     multiply: float = 1.0
     divide: float = 1.0
+    add: float = 0.0  # after multiplying: a scale with another zero (degrees Celsius to Fahrenheit)
 
 
 class Indication(BaseModel):
@@ -144,7 +145,7 @@ def _convert(rule: DeriveRule, quantity: float, unit: str | None) -> float | Non
     key = (unit or "").strip().lower().replace("µ", "u")
     for conv in rule.conversions:
         if conv.unit.lower() == key:
-            return quantity * conv.multiply / conv.divide
+            return quantity * conv.multiply / conv.divide + conv.add
     return None
 
 

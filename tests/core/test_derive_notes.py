@@ -64,6 +64,18 @@ def _rules(derived: list[Occurrence]) -> list[str]:
     (REAL["the blood pressure was 82/45"], "hypotension-reading", "blood pressure was 82/45"),
     ("BP 80/40 on arrival.", "hypotension-reading", "BP 80/40"),
     ("Initial lactate of 4 in the ED.", "elevated-lactate", "lactate of 4"),
+    # written for this test: the usual limits of fever, heart rate, potassium, sodium, glucose,
+    # hemoglobin, white cells and platelets
+    ("She spiked a temperature of 39.2.", "fever-reading", "temperature of 39.2"),
+    ("Tmax 101.3, now afebrile.", "fever-reading", "Tmax 101.3"),
+    ("Her heart rate was 130 on arrival.", "tachycardia-reading", "heart rate was 130"),
+    ("Pulse 48 and regular.", "bradycardia-reading", "Pulse 48"),
+    ("Potassium was 2.9 before repletion.", "hypokalemia", "Potassium was 2.9"),
+    ("Sodium 124 on admission.", "hyponatremia", "Sodium 124"),
+    ("Her glucose was 450.", "hyperglycemia", "glucose was 450"),
+    ("Hemoglobin dropped to 7.2.", "anemia-value", "Hemoglobin dropped to 7.2"),
+    ("WBC 18.4 with a left shift.", "leukocytosis", "WBC 18.4"),
+    ("Platelets 42 on the second day.", "thrombocytopenia", "Platelets 42"),
 ])
 def test_limit_findings_cite_the_note_span(note_pipeline, text: str, rule: str, cited: str) -> None:
     derived, _ = _derive(note_pipeline, _note(text))
@@ -88,6 +100,7 @@ def test_limit_findings_cite_the_note_span(note_pipeline, text: str, rule: str, 
     "FAMILY HISTORY: , Mother with potassium 6.2 on dialysis.\n",
     "Lactate was not 4.1.",
     "K 4.9, lactate 1.8, BP 132/70.",
+    "Heart rate 88, temperature 98.6, sodium 139, glucose 112, hemoglobin 13.1, WBC 7.2, platelets 250.",
 ])
 def test_no_finding_without_a_measurement_past_the_limit(note_pipeline, text: str) -> None:
     derived, _ = _derive(note_pipeline, _note(text))
@@ -211,3 +224,18 @@ def test_clinosim_note_findings_cite_their_patient_and_words(clinosim, note_pipe
             trigger = by_id[d.derived_from[-1]]
             assert (d.source.start, d.source.end) == (trigger.source.start, trigger.source.end)
     assert from_notes >= 10
+
+
+@pytest.mark.parametrize(("note", "question", "cited"), [
+    ("Progress note.\nVitals this morning: heart rate 128, temperature 39.1.\n",
+     "Was tachycardia documented after starting lisinopril?", "heart rate 128"),
+    ("Progress note.\nVitals this morning: heart rate 128, temperature 39.1.\n",
+     "Was fever documented after starting lisinopril?", "temperature 39.1"),
+    ("Progress note.\nLabs this morning: sodium 126, glucose 96.\n",
+     "Was hyponatremia documented after starting lisinopril?", "sodium 126"),
+])
+def test_a_condition_the_note_states_as_a_value(note_pipeline, note: str, question: str, cited: str) -> None:
+    verdict = _ask(note_pipeline, _record(note), question)
+    assert verdict.verdict.value == "supported"
+    derived = [e for e in verdict.evidence if e.origin == "derived" and e.polarity == "supports"]
+    assert [note[e.source.start:e.source.end] for e in derived] == [cited]
