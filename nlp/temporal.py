@@ -130,12 +130,12 @@ class TimeFinder:
         found: list[TimeMention] = []
         for rule, matches in self._rule_matches(sentence):
             for m in matches:
-                prior = _latest_before(found, m.start()) or previous
+                prior = _latest(found, before=m.start()) or previous
                 t = self._rule_time(rule, m, anchors, prior)
                 if t is not None:
                     found.append(t)
         taken = [(t.start, t.end) for t in found]
-        for t in self._general(sentence, anchors, _latest_stated(found) or previous):
+        for t in self._general(sentence, anchors, _latest(found, stated=True) or previous):
             if not any(t.start < e and s < t.end for s, e in taken):
                 found.append(t)
         # "At that time" can point at a date the general resolver read earlier in the sentence.
@@ -191,7 +191,7 @@ class TimeFinder:
         return TimeMention(m.start(), m.end(), text, time, part, rule.anchor, approximate or unit == "week", rule.id)
 
     def _refer(self, pending: TimeMention, found: list[TimeMention], previous: TimeMention | None) -> TimeMention:
-        prior = _latest_before([t for t in found if t.time.resolved], pending.start) or previous
+        prior = _latest(found, before=pending.start) or previous
         if prior is None:
             return pending
         rule = next(r for r in self._rules.rules if r.id == pending.rule_id)
@@ -351,14 +351,11 @@ def _from_previous(pending: TimeMention, rule: TemporalRule, previous: TimeMenti
     return replace(pending, time=time, anchor="previous", approximate=previous.approximate)
 
 
-def _latest_stated(found: list[TimeMention]) -> TimeMention | None:
-    stated = [t for t in found if t.anchor == "stated" and t.time.resolved]
-    return max(stated, key=lambda t: t.end) if stated else None
-
-
-def _latest_before(found: list[TimeMention], position: int) -> TimeMention | None:
-    before = [t for t in found if t.end <= position and t.time.resolved]
-    return max(before, key=lambda t: t.end) if before else None
+def _latest(found: list[TimeMention], *, before: int | None = None, stated: bool = False) -> TimeMention | None:
+    """The resolved time told last (ending by `before`; only a stated date if `stated`)."""
+    kept = [t for t in found if t.time.resolved and (before is None or t.end <= before)
+            and (not stated or t.anchor == "stated")]
+    return max(kept, key=lambda t: t.end) if kept else None
 
 
 def _after_note(t: TimeMention, anchors: Anchors) -> bool:

@@ -170,3 +170,22 @@ def test_a_concept_query_is_found_split_and_reordered(note_pipeline, event: str,
     assert match.reason == "phrase" and CONCEPT_NOTE[mention.source.start:mention.source.end] == words
     bundle = admit(index, query, [Candidate(mention, (match.basis,))])
     assert [i.occurrence for i in bundle.items] == [mention.id]
+
+
+# The adjective or verb a note states a finding with is a synonym of its concept (lexicon.json).
+ADJECTIVE_NOTE = ("Hospital course: She was given vancomycin on admission. She became dyspneic and nauseated, "
+                  "was delirious overnight, and was dialyzed on day two.")
+
+
+@pytest.mark.parametrize(("event", "kind", "words"), [
+    ("shortness of breath", "condition", "dyspneic"),
+    ("nausea", "condition", "nauseated"),
+    ("delirium", "condition", "delirious"),
+    ("hemodialysis", "procedure", "dialyzed"),
+])
+def test_a_finding_stated_as_an_adjective_or_verb_is_found(note_pipeline, event: str, kind: str, words: str) -> None:
+    index = note_index(ADJECTIVE_NOTE, note_pipeline)
+    query = _query(event)
+    query = query.model_copy(update={"events": [query.events[0], query.events[1].model_copy(update={"kind": kind})]})
+    spans = [m.occurrence.rsplit("#s", 1)[1].split("-") for m in ground_all(index, query)["e1"].matches]
+    assert [ADJECTIVE_NOTE[int(a):int(b)] for a, b in spans] == [words]
