@@ -36,6 +36,20 @@ def test_names_clinicians_write(written, concept):
     assert LEXICON.expand(written).concepts == (concept,)
 
 
+@pytest.mark.parametrize(("drug_class", "member", "brand"), [
+    ("beta blocker", "labetalol", "Trandate"), ("ace inhibitor", "captopril", "Capoten"),
+    ("angiotensin receptor blocker", "valsartan", "Diovan"), ("statin", "rosuvastatin", "Crestor"),
+    ("anticoagulant", "dabigatran", "Pradaxa"), ("proton pump inhibitor", "omeprazole", "Prilosec"),
+    ("opioid", "hydrocodone", "Norco"), ("loop diuretic", "bumetanide", "Bumex"),
+    ("corticosteroid", "dexamethasone", "Decadron"), ("benzodiazepine", "alprazolam", "Xanax"),
+    ("calcium channel blocker", "nifedipine", "Procardia"), ("antiemetic", "metoclopramide", "Reglan"),
+    ("vasopressor", "phenylephrine", "Neo-Synephrine"), ("antidiabetic", "insulin glargine", "Lantus"),
+])
+def test_a_class_names_its_common_members_and_their_brands(drug_class, member, brand):
+    assert member in LEXICON.expand(drug_class, "medication").concepts
+    assert LEXICON.expand(brand).concepts == (member,)
+
+
 @pytest.mark.parametrize("form", ["PE", "MS", "ARF", "RA"])
 def test_ambiguous_short_forms_bind_nothing(form):
     assert len(LEXICON.senses(form)) >= 2
