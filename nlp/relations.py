@@ -266,7 +266,8 @@ def _match(rule: _OrderRule, rules: _OrderRules, text: str, first, second, betwe
             return None
         sentence_start = max([e + 1 for e in _ends(text[: first[0]])], default=0)
         lead = text[sentence_start:first[0]]
-        m = re.search(rf"(?:^|[\s,(])(?P<cue>{rule.cue.pattern})\s+{rules.fillers}$", lead, re.IGNORECASE)
+        # a prefix joined to the first mention by its hyphen ("post-transfusion hemoglobin") is a cue too
+        m = re.search(rf"(?:^|[\s,(])(?P<cue>{rule.cue.pattern})(?:\s+{rules.fillers}|(?<=-))$", lead, re.IGNORECASE)
         return (sentence_start + m.start("cue"), sentence_start + m.end("cue")) if m else None
     # opens_next: the first mention's sentence ends between them and the next one opens with the cue
     if len(breaks) != 1:

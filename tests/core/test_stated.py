@@ -157,6 +157,9 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         ("Metformin was replaced by insulin.", "Metformin", "insulin", "was replaced by"),
         ("Ondansetron was given with improvement of her nausea.", "nausea", "Ondansetron", "with improvement of"),
         ("Respiratory failure required intubation.", "Respiratory failure", "intubation", "required"),
+        # a prefix joined to the mention by its hyphen
+        ("Post-transfusion hemoglobin was 9.8.", "transfusion", "hemoglobin", "Post-"),
+        ("Her pre-dialysis potassium was 6.1.", "potassium", "dialysis", "pre-"),
     ],
 )
 def test_each_cue_reads_its_order(sentence, earlier, later, cue):
@@ -382,3 +385,11 @@ def test_a_time_read_from_the_note_says_its_words(note_pipeline):
     assert when_text(item_when(past)).endswith("(stated: 'three weeks ago')")
     (now,) = [e for e in v.evidence if e.kind == "condition" and e.concept != "pneumonia"]
     assert now.time.words is None and when_text(item_when(now)).startswith("note of")
+
+
+def test_a_hyphenated_prefix_orders_a_question_end_to_end(note_pipeline):
+    text = "HOSPITAL COURSE: Post-transfusion hemoglobin was 9.8.\n"
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    v = verify_query(index, _overlap_query("blood transfusion", "procedure", "hemoglobin", "lab", "before"), settings)
+    assert v.verdict.value == "supported", v.relations[0].explanation
+    assert "stated order: 'Post-'" in v.relations[0].explanation
