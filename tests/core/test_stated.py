@@ -157,6 +157,11 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         ("Metformin was replaced by insulin.", "Metformin", "insulin", "was replaced by"),
         ("Ondansetron was given with improvement of her nausea.", "nausea", "Ondansetron", "with improvement of"),
         ("Respiratory failure required intubation.", "Respiratory failure", "intubation", "required"),
+        # a cause's consequence, also in a phrase the comma opens
+        ("A fall, resulting in a hip fracture, brought her in.", "fall", "hip fracture", "resulting in"),
+        ("Contrast exposure leading to acute kidney injury.", "Contrast exposure", "acute kidney injury",
+         "leading to"),
+        ("Amiodarone causing hypothyroidism was suspected.", "Amiodarone", "hypothyroidism", "causing"),
         # a prefix joined to the mention by its hyphen
         ("Post-transfusion hemoglobin was 9.8.", "transfusion", "hemoglobin", "Post-"),
         ("Her pre-dialysis potassium was 6.1.", "potassium", "dialysis", "pre-"),
@@ -189,6 +194,8 @@ def test_each_cue_reads_its_order(sentence, earlier, later, cue):
         # a drug stopped because of a problem was started before the stop, not after the problem
         ("Because of the angioedema, lisinopril was stopped.", "angioedema", "lisinopril"),
         ("Her warfarin was held for the colonoscopy.", "warfarin", "colonoscopy"),
+        # a comma that opens another clause, not the cue's own phrase
+        ("She had a rash, and the patient was given vancomycin after the fever.", "rash", "fever"),
     ],
 )
 def test_narrative_order_is_not_time_order(sentence, x, y):
