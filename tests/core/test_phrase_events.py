@@ -16,11 +16,11 @@ NOTE = ("Hospital course: She was given vancomycin on admission. On day two the 
         "a drain was placed. The appendix was removed through a small incision.")
 
 
-def _query(text: str) -> VerificationQuery:
+def _query(text: str, kind: str = "procedure") -> VerificationQuery:
     return VerificationQuery.model_validate({
         "id": "q", "scope": "patient",
         "events": [{"id": "e0", "text": "vancomycin", "kind": "medication"},
-                   {"id": "e1", "text": text, "kind": "procedure"}],
+                   {"id": "e1", "text": text, "kind": kind}],
         "relations": [{"from": "e0", "to": "e1", "type": "before"}]})
 
 
@@ -162,8 +162,7 @@ CONCEPT_NOTE = ("Hospital course: She was given vancomycin on admission. Thrombo
 ])
 def test_a_concept_query_is_found_split_and_reordered(note_pipeline, event: str, kind: str, words: str) -> None:
     index = note_index(CONCEPT_NOTE, note_pipeline)
-    query = _query(event)
-    query = query.model_copy(update={"events": [query.events[0], query.events[1].model_copy(update={"kind": kind})]})
+    query = _query(event, kind)
     assert index.lexicon.expand(event, kind).via == "concept"
     [match] = ground_all(index, query)["e1"].matches
     mention = next(o for o in query_mentions(index, query) if o.id == match.occurrence)
@@ -185,7 +184,6 @@ ADJECTIVE_NOTE = ("Hospital course: She was given vancomycin on admission. She b
 ])
 def test_a_finding_stated_as_an_adjective_or_verb_is_found(note_pipeline, event: str, kind: str, words: str) -> None:
     index = note_index(ADJECTIVE_NOTE, note_pipeline)
-    query = _query(event)
-    query = query.model_copy(update={"events": [query.events[0], query.events[1].model_copy(update={"kind": kind})]})
+    query = _query(event, kind)
     spans = [m.occurrence.rsplit("#s", 1)[1].split("-") for m in ground_all(index, query)["e1"].matches]
     assert [ADJECTIVE_NOTE[int(a):int(b)] for a, b in spans] == [words]
