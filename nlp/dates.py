@@ -53,6 +53,10 @@ _CLAUSE = re.compile(r"\band\b|\bbut\b|[,;]", re.IGNORECASE)
 # days prior to admission was given Rocephin" the time is Rocephin's, not Augmentin's.
 _SEQUENCE = re.compile(r"\b(?:then|subsequently|later|afterwards?|thereafter|followed\s+by|after\s+which)\b",
                        re.IGNORECASE)
+# Nor does a time before a mention reach it when the mention is named as the cause of what the time
+# dates, which began before it ("died 4 days into the admission from sepsis": the death's time).
+_CAUSE_BEFORE = re.compile(r"\b(?:from|due\s+to|secondary\s+to|because\s+of)\s+(?:(?:his|her|the|an?)\s+)?$",
+                           re.IGNORECASE)
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
             "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 
@@ -193,5 +197,6 @@ def nearest_time(
         between = sentence[t.end:start] if t.end <= start else sentence[end:t.start] if t.start >= end else ""
         return _SEQUENCE.search(between) is not None
 
-    usable = [t for t in times if not _across_sequence(t)]
+    cause = sentence is not None and _CAUSE_BEFORE.search(sentence[:start]) is not None
+    usable = [t for t in times if not _across_sequence(t) and not (cause and t.end <= start)]
     return min(usable, key=distance) if usable else None

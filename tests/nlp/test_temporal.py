@@ -206,6 +206,22 @@ def test_a_time_never_crosses_a_sequence_word(finder):
         assert (best is not None) is timed, word
 
 
+@pytest.mark.parametrize(("sentence", "event", "timed"), [
+    # written for this test: the time dates the death or the intubation, not the cause named after it
+    ("She died approximately 4 days into the admission from sepsis.", "sepsis", False),
+    ("He was intubated two days after admission due to hypoxia.", "hypoxia", False),
+    ("He was intubated two days after admission due to hypoxia.", "intubated", True),
+    ("Her creatinine rose from 1.1 to 2.3 two days after admission.", "creatinine", True),
+])
+def test_a_time_does_not_date_the_cause_it_names(finder, sentence, event, timed):
+    from medeventgraph.nlp.dates import nearest_time
+
+    times = list(finder.find(sentence, ANCHORS))
+    assert times
+    start = sentence.index(event)
+    assert (nearest_time(times, start, start + len(event), sentence) is not None) is timed
+
+
 @pytest.mark.parametrize("note", [datetime(1, 1, 1, 5, tzinfo=UTC), datetime(9999, 12, 31, 23, tzinfo=UTC)])
 def test_an_anchor_at_the_ends_of_the_calendar_gives_no_time_not_an_error(finder, note):
     # "yesterday" before year 1, "the next morning" after 9999: nothing the calendar can hold
