@@ -238,7 +238,7 @@ def _match(rule: _OrderRule, rules: _OrderRules, text: str, first, second, betwe
         lead = between[: m.start("cue")]
         if not rule.across_commas and _NEW_CLAUSE.search(lead):
             return None  # "X since 1993 and is also status post Y": the cue opens another clause's statement
-        # a comma may open "which ..." or the cue's own phrase ("anemia, requiring transfusion")
+        # a comma may open "which ..." or the cue's own phrase ("a fall, resulting in a hip fracture")
         commas = [i for i, ch in enumerate(lead) if ch == "," and lead[i + 1:].strip()]
         if len(_WORD.findall(lead)) > rules.max_words_before_cue or (not rule.across_commas and any(
                 not re.match(r",\s*which\b", between[i:], re.IGNORECASE) for i in commas)):
