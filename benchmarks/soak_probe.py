@@ -58,7 +58,7 @@ def cache_lengths(app: Any) -> dict[str, Any]:
                 "matchers": len(notes._matchers), "vocab_strings": len(notes.nlp.vocab.strings),
                 "vocab_lexemes": len(notes.nlp.vocab), "wordform_text_keys": len(notes.wordforms._text_keys),
                 "wordform_term_keys": len(notes.wordforms._term_keys),
-                "time_finder": notes.time_finder.find.cache_info().currsize}
+                "time_finder": notes.time_finder.find_all.cache_info().currsize}
     return out
 
 

@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 
 from medeventgraph.model.occurrence import EventTime, Granularity, TimeType
 
-__all__ = ["TimeMention", "find_times", "nearest_time", "resolve_relative"]
+__all__ = ["TimeMention", "find_times", "nearest_time", "planned_time", "resolve_relative"]
 
 _MONTHS = {
     m: i + 1
@@ -73,6 +73,7 @@ class TimeMention:
     anchor: str = "stated"  # what it was resolved against: stated, note, admission, surgery, previous
     approximate: bool = False  # "about 3 weeks ago": the window holds a range
     rule_id: str | None = None  # the temporal rule that read it (None: an explicit or Duckling time)
+    planned: bool = False  # a time ahead of the note ("in 2 weeks", "tomorrow"): what is told at it is a plan
 
 
 def _day(d: datetime) -> datetime:
@@ -169,6 +170,16 @@ def find_times(
         if not kept or t.start >= kept[-1].end:
             kept.append(t)
     return kept
+
+
+def planned_time(times: list[TimeMention], start: int, end: int, sentence: str) -> TimeMention | None:
+    """The time ahead of the note that the mention at [start, end) is told at, in its own clause
+    ("repeat pyeloplasty in 2 to 3 weeks"), where no time that dates it is nearer; else None."""
+    best = nearest_time(times, start, end, sentence)
+    if best is None or not best.planned:
+        return None
+    between = sentence[best.end:start] if best.end <= start else sentence[end:best.start] if best.start >= end else ""
+    return None if _CLAUSE.search(between) else best
 
 
 def nearest_time(

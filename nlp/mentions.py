@@ -19,7 +19,7 @@ from medeventgraph.model.occurrence import (
 )
 
 from .context import assertion_from_flags
-from .dates import TimeMention, nearest_time
+from .dates import TimeMention, nearest_time, planned_time
 from .phrases import PhraseFind
 from .processed import SentenceSpan
 from .targets import TargetTerm
@@ -47,6 +47,7 @@ class MentionDraft:
     times: tuple[TimeMention, ...] = ()  # the sentence's resolved times (offsets in the sentence)
     section_flags: frozenset[str] = frozenset()  # flags from the section (none if the target holds its heading)
     phrase: PhraseFind | None = None  # the term's words found split across the clause (nlp/phrases.py)
+    plans: tuple[TimeMention, ...] = ()  # the sentence's times ahead of the note ("in 2 weeks")
 
     @property
     def occurrence_id(self) -> str:
@@ -122,6 +123,10 @@ def build_occurrence(draft: MentionDraft, copied_from: str | None) -> Occurrence
     term = draft.terms[0]
     flags = set(draft.flags) | draft.section_flags
     time, stated = _occurrence_time(draft)
+    plan = planned_time([*draft.times, *draft.plans], draft.start - sentence.start, draft.end - sentence.start,
+                        draft.sentence_text) if draft.plans else None
+    if plan is not None:
+        flags.add("hypothetical")  # told at a time ahead of the note: a plan, whatever its verb
     literal = note.text[draft.start:draft.end]
     extra: list[tuple[str, str]] = [
         ("sentence_start", str(sentence.start)),
@@ -145,6 +150,8 @@ def build_occurrence(draft: MentionDraft, copied_from: str | None) -> Occurrence
     extra.extend(("alt_concept", t.concept) for t in dict.fromkeys(draft.terms[1:]) if t.concept != term.concept)
     if stated is not None:
         extra += stated_time_extra(stated)
+    if plan is not None:
+        extra.append(("planned_at", plan.text))
     if copied_from is not None:
         extra.append(("copied_from", copied_from))
     return Occurrence(

@@ -262,10 +262,10 @@ class NotePipeline:
             rank_key = (sentence.start, terms[0].concept)
             rank = ranks[rank_key] = ranks.get(rank_key, -1) + 1
             assert times_of is not None
-            times = times_of(sentence)
             drafts.append(MentionDraft(document, note, span.start_char, span.end_char, sentence,
                                        processed.text[sentence.start:sentence.end], terms,
-                                       flag, text_hash, rank, times, section_flag, phrase))
+                                       flag, text_hash, rank, times_of(sentence), section_flag, phrase,
+                                       times_of.plans(sentence)))
         return drafts
 
     @staticmethod

@@ -14,6 +14,7 @@ Times after the note's own day are plans, not occurrences, and are dropped.
 
 from __future__ import annotations
 
+import calendar
 import re
 import threading
 from dataclasses import dataclass, replace
@@ -21,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 
-from medeventgraph.model.occurrence import EventTime, Granularity
+from medeventgraph.model.occurrence import GRANULARITY_SPAN, EventTime, Granularity
 
 from .dates import TimeMention
 from .temporal_rules import TemporalRule, load_temporal_rules
@@ -40,7 +41,8 @@ _CUE = re.compile(
 _UNIT_AFTER = re.compile(r"\s*(?:mg|mcg|ml|units?|%|mmol|meq|g\b|kg|cc)", re.IGNORECASE)
 _PREFILTER = re.compile(r"\d|yesterday|today|tonight|morning|afternoon|evening|night|ago|admission|arrival|discharge|"
                         r"past|last|history|other day|hospital day|hospitali[sz]ation|hospital stay|that time|"
-                        r"that point|next|following|presentation|POD|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec",
+                        r"that point|next|following|subsequent|presentation|visit|appointment|later|earlier|prior|previous|"
+                        r"preceding|thereafter|before th|after th|day before|tomorrow|weeks?|months?|years?|days?\b|POD|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec",
                         re.IGNORECASE)
 _NUMBER_INSIDE = re.compile(r"\b\d+\.\d+\b")
 _CLOCK = re.compile(r"\d{1,2}:\d{2}|\d\s*(?:a\.?m\.?|p\.?m\.?)|o'clock|\bhours?\s+ago|\bminutes?\s+ago",
@@ -87,8 +89,9 @@ class TimeFinder:
         self._zones = duckling.load_time_zones(str(zoneinfo))
         self._dims = duckling.parse_dimensions(["time"])
         self._rules = load_temporal_rules()
+        self._ahead = frozenset(r.id for r in self._rules.rules if r.shift == "ahead")
         self._lock = threading.Lock()
-        self.find = lru_cache(maxsize=8192)(self._find)
+        self.find_all = lru_cache(maxsize=8192)(self._find)
         # What the clinical rules match depends on the sentence alone, and one sentence is read
         # under many anchors and previous times (every note of a template repeats it; a sentence
         # is read again as the passage before each later one): scanned once per text.
@@ -106,6 +109,14 @@ class TimeFinder:
         return tuple(_header_anchors(text, self).items())
 
     # -- public --------------------------------------------------------------------------------
+    def find(self, sentence: str, anchors: Anchors, previous: TimeMention | None = None) -> tuple[TimeMention, ...]:
+        """Every time of `sentence` that dates what it tells, in text order, without overlaps."""
+        return tuple(t for t in self.find_all(sentence, anchors, previous) if not t.planned)
+
+    def plans(self, sentence: str, anchors: Anchors, previous: TimeMention | None = None) -> tuple[TimeMention, ...]:
+        """The times ahead of the note a sentence states as such ("in 2 weeks", "tomorrow")."""
+        return tuple(t for t in self.find_all(sentence, anchors, previous) if t.planned)
+
     def _find(self, sentence: str, anchors: Anchors, previous: TimeMention | None = None) -> tuple[TimeMention, ...]:
         """Every resolvable time of `sentence`, in text order, without overlaps."""
         if not _PREFILTER.search(sentence):
@@ -121,6 +132,8 @@ class TimeFinder:
         """Each rule with its matches in `sentence`, in rule order; rules without one left out."""
         out = []
         for rule in self._rules.rules:
+            if rule.requires is not None and not rule.requires.search(sentence):
+                continue
             matches = tuple(rule.pattern.finditer(sentence))
             if matches:
                 out.append((rule, matches))
@@ -140,7 +153,11 @@ class TimeFinder:
                 found.append(t)
         # "At that time" can point at a date the general resolver read earlier in the sentence.
         found = [self._refer(t, found, previous) if t.anchor == "previous-pending" else t for t in found]
-        found = [t for t in found if t.time.resolved and not _after_note(t, anchors)]
+        # Past the note's own day is a plan: kept (as planned) only where a rule reads the time as
+        # ahead by its own words ("in 2 weeks"); a date Duckling put ahead may be a past one told
+        # without its year, so it is dropped.
+        found = [replace(t, planned=True) if t.rule_id in self._ahead else t for t in found
+                 if t.time.resolved and (t.rule_id in self._ahead or not _after_note(t, anchors))]
         found.sort(key=lambda t: (t.start, -(t.end - t.start)))
         kept: list[TimeMention] = []
         for t in found:
@@ -153,11 +170,11 @@ class TimeFinder:
                    previous: TimeMention | None) -> TimeMention | None:
         groups = m.groupdict()
         text = m.group(0)
-        part = _part(groups.get("part"))
+        part = _part(groups.get("part") or groups.get("part2"))
         if rule.anchor == "previous":
             pending = TimeMention(m.start(), m.end(), text, EventTime(start=None), part, "previous-pending",
                                   rule_id=rule.id)
-            return pending if previous is None else _from_previous(pending, rule, previous)
+            return pending if previous is None else self._from_previous(pending, rule, previous)
         base = _stated_day(groups, anchors) if rule.anchor == "stated" else anchors.of(rule.anchor)
         if base is None:
             return None
@@ -166,8 +183,7 @@ class TimeFinder:
         if n is None and "n" in groups and groups.get("unit"):
             n = 1  # a count the pattern leaves out: "over the past week"
         unit = (groups.get("unit") or "day").lower().rstrip("s")
-        approximate = rule.approximate or bool(re.match(r"(?:approximately|about|around|roughly)\b", text,
-                                                        re.IGNORECASE))
+        approximate = rule.approximate or ("n" in groups and groups["n"] is not None and _vague(m))
         time: EventTime | None
         if rule.shift == "ordinal_day_from_first" and n:
             time = _at(day + timedelta(days=n - 1), Granularity.DAY)
@@ -179,7 +195,12 @@ class TimeFinder:
             time = _at(day - timedelta(days=1), Granularity.DAY)
         elif rule.shift == "before" and n:
             n2 = self._rules.number(groups.get("n2"))
-            time = _before(day, n, n2, unit, approximate)
+            time = _before(base, n, n2, unit, approximate)
+        elif rule.shift == "ahead":
+            if _PAST_BEFORE.search(m.string, _clause_start(m.string, m.start()), m.start()):
+                return None  # "it resolved in 2 days": a past course, not a plan
+            n2 = self._rules.number(groups.get("n2")) or n or 1
+            time = _shifted((day, day + timedelta(days=1)), n or 1, n2, unit, True, approximate)
         elif rule.shift == "month_of_year":
             time = _month_of_year(int(groups["month"]), int(groups["year"]), day)
             if time is not None:  # a calendar month the text states: the note's date only picks the century
@@ -195,7 +216,35 @@ class TimeFinder:
         if prior is None:
             return pending
         rule = next(r for r in self._rules.rules if r.id == pending.rule_id)
-        return _from_previous(pending, rule, prior) or pending
+        return self._from_previous(pending, rule, prior) or pending
+
+    def _from_previous(self, pending: TimeMention, rule: TemporalRule, previous: TimeMention) -> TimeMention | None:
+        prior = previous.time
+        window = prior.start_window()
+        if window is None:
+            return None
+        approximate = previous.approximate
+        if rule.shift == "next_day" or rule.shift == "previous_day":
+            if prior.granularity not in (*_FINE, Granularity.DAY):
+                return None
+            step = 1 if rule.shift == "next_day" else -1
+            time = _at(_day(window[0]) + timedelta(days=step), Granularity.DAY)
+        elif rule.shift in ("later", "earlier"):
+            m = rule.pattern.match(pending.text)
+            if m is None:
+                return None
+            groups = m.groupdict()
+            n = self._rules.number(groups.get("n")) or 1
+            n2 = self._rules.number(groups.get("n2")) or n
+            unit = groups["unit"].lower().rstrip("s")
+            vague = _vague(m) or unit == "week"  # as "3 weeks ago": weeks are told loosely
+            time = _shifted(window, n, n2, unit, rule.shift == "later", vague)
+            approximate = approximate or vague
+        else:
+            time = prior
+        if time is None:
+            return None
+        return replace(pending, time=time, anchor="previous", approximate=approximate)
 
     # -- Duckling -------------------------------------------------------------------------------
     def _general(self, sentence: str, anchors: Anchors, previous: TimeMention | None = None) -> list[TimeMention]:
@@ -316,10 +365,13 @@ def _month_of_year(month: int, year: int, note_day: datetime) -> EventTime | Non
     return _at(datetime(full, month, 1, tzinfo=UTC), Granularity.MONTH)
 
 
-def _before(day: datetime, n: int, n2: int | None, unit: str, approximate: bool) -> EventTime | None:
-    """`n` (or `n`-`n2`) units before `day`; weeks and approximate counts become ranges."""
-    if unit == "hour":
-        return _at(day, Granularity.DAY) if n < 24 else _at(day - timedelta(days=1), Granularity.DAY)
+def _before(anchor: datetime, n: int, n2: int | None, unit: str, approximate: bool) -> EventTime | None:
+    """`n` (or `n`-`n2`) units before `anchor`; weeks and approximate counts become ranges."""
+    day = _day(anchor)
+    if unit == "hour":  # counted from the anchor's own hour: "12 hours prior to arrival" at 8 am is the day before
+        slack = timedelta(hours=2 if approximate else 0)
+        lo, hi = _day(anchor - timedelta(hours=n2 or n) - slack), _day(anchor - timedelta(hours=n) + slack)
+        return _at(lo, Granularity.DAY if lo == hi else Granularity.WEEK)
     if unit == "year":
         return _at(datetime(day.year - n, 1, 1, tzinfo=UTC), Granularity.YEAR)
     if unit == "month":
@@ -338,17 +390,75 @@ def _before(day: datetime, n: int, n2: int | None, unit: str, approximate: bool)
     return _at(lo, granularity)
 
 
-def _from_previous(pending: TimeMention, rule: TemporalRule, previous: TimeMention) -> TimeMention | None:
-    prior = previous.time
-    if not prior.resolved or prior.start is None:
+# How long a unit is (months and years are counted on the calendar), the finest granularity a
+# count of it is told at ("two months later" is a month, not a day), and how far a vague or
+# approximate count ("a few days later", "about 2 weeks earlier") may stray either way.
+_UNITS = {"hour": (timedelta(hours=1), Granularity.DAY, timedelta(0)),
+          "day": (timedelta(days=1), Granularity.DAY, timedelta(days=1)),
+          "week": (timedelta(days=7), Granularity.WEEK, timedelta(days=3)),
+          "month": (None, Granularity.MONTH, timedelta(days=15)),
+          "year": (None, Granularity.YEAR, timedelta(days=182))}
+_COARSER = (Granularity.DAY, Granularity.WEEK, Granularity.MONTH, Granularity.YEAR)
+
+
+# A finite past or perfect verb before a time "in N days" in its clause: a course told, not a plan
+# ("she improved in 2 days", "has lost 10 pounds in 3 months"). Verbs of planning are no such verb.
+_PAST_BEFORE = re.compile(r"\b(?:was|were|had|has|have|did)\b|\b(?!(?:scheduled|planned|recommended|advised|"
+                          r"instructed|asked|arranged|booked|requested|ordered|needed|followed)\b)\w{3,}ed\b",
+                          re.IGNORECASE)
+_CLAUSE_MARK = re.compile(r"[,;:]|\band\b|\bbut\b", re.IGNORECASE)
+
+
+def _clause_start(sentence: str, before: int) -> int:
+    marks = list(_CLAUSE_MARK.finditer(sentence, 0, before))
+    return marks[-1].end() if marks else 0
+
+
+def _vague(m: re.Match[str]) -> bool:
+    """A count the text leaves vague ("a few", "about 2", "the following week"): a range, not a day."""
+    n = m.groupdict().get("n")
+    return n is None or n.lower() in ("couple", "few", "several", "other") or bool(re.match(r"(?:approximately|about|around|roughly)\b",
+                                                                   m.group(0), re.IGNORECASE))
+
+
+def _shifted(window: tuple[datetime, datetime], n: int, n2: int, unit: str, later: bool,
+             vague: bool) -> EventTime | None:
+    """The window `n` (to `n2`) units after (or before) the previous time's window: as wide as
+    the previous time's own uncertainty and the count's, or no time where that is wider than a year."""
+    if unit not in _UNITS:
         return None
-    if rule.shift == "next_day":
-        if prior.granularity not in (*_FINE, Granularity.DAY):
-            return None
-        time = _at(_day(prior.start) + timedelta(days=1), Granularity.DAY)
+    length, finest, slack = _UNITS[unit]
+    lo, hi = window
+    first, last = (n, n2) if later else (-n2, -n)
+    if length is None:
+        months = 12 if unit == "year" else 1
+        lo, hi = _add_months(lo, first * months), _add_months(hi, last * months)
     else:
-        time = prior
-    return replace(pending, time=time, anchor="previous", approximate=previous.approximate)
+        lo, hi = lo + length * first, hi + length * last
+    if vague:
+        lo, hi = lo - slack, hi + slack
+    for granularity in _COARSER[_COARSER.index(finest):]:
+        start = _calendar_start(lo, granularity)
+        if granularity is Granularity.DAY and lo != start:
+            continue
+        if hi - start <= GRANULARITY_SPAN[granularity]:
+            return _at(start, granularity)
+    return None
+
+
+def _calendar_start(d: datetime, granularity: Granularity) -> datetime:
+    """The start of the calendar day, month or year holding `d`; a week starts where it is."""
+    if granularity is Granularity.MONTH:
+        return datetime(d.year, d.month, 1, tzinfo=UTC)
+    if granularity is Granularity.YEAR:
+        return datetime(d.year, 1, 1, tzinfo=UTC)
+    return _day(d) if granularity is Granularity.DAY else d
+
+
+def _add_months(d: datetime, months: int) -> datetime:
+    total = d.year * 12 + d.month - 1 + months
+    year, month = divmod(total, 12)
+    return d.replace(year=year, month=month + 1, day=min(d.day, calendar.monthrange(year, month + 1)[1]))
 
 
 def _latest(found: list[TimeMention], *, before: int | None = None, stated: bool = False) -> TimeMention | None:

@@ -13,7 +13,7 @@ __all__ = ["ANCHOR_KINDS", "HeaderRule", "TemporalRule", "TemporalRules", "load_
 
 ANCHOR_KINDS = ("note", "admission", "discharge", "surgery", "previous", "stated")
 Shift = Literal["ordinal_day_from_first", "days_after", "before", "same_day", "day_before", "next_day", "same",
-                "month_of_year"]
+                "month_of_year", "later", "earlier", "previous_day", "ahead"]
 _SHIFTS = frozenset(Shift.__args__)  # type: ignore[attr-defined]
 
 
@@ -32,6 +32,7 @@ class TemporalRule:
     shift: Shift
     pattern: re.Pattern[str]
     approximate: bool = False  # a range around the shifted day, not the day itself
+    requires: re.Pattern[str] | None = None  # read only in a sentence that also holds this ("follow up" for "in 2 weeks")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +66,8 @@ def _temporal_rules(raw: dict) -> TemporalRules:
     for r in raw["rules"]:
         if r["shift"] not in _SHIFTS:
             raise ValueError(f"temporal rule {r['id']}: unknown shift {r['shift']!r}")
+        requires = re.compile(r["requires"], re.IGNORECASE) if "requires" in r else None
         rules.append(TemporalRule(str(r["id"]), _anchor(r["anchor"], r["id"]), r["shift"],
-                                  re.compile(r["pattern"], re.IGNORECASE), bool(r.get("approximate", False))))
+                                  re.compile(r["pattern"], re.IGNORECASE), bool(r.get("approximate", False)),
+                                  requires))
     return TemporalRules({str(k): int(v) for k, v in raw["numbers"].items()}, headers, tuple(rules))

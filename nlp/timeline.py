@@ -49,6 +49,14 @@ class SentenceTimes:
         self._times: dict[int, tuple[TimeMention, ...]] = {}
 
     def __call__(self, sentence: SentenceSpan) -> tuple[TimeMention, ...]:
+        """The times that date what the sentence tells."""
+        return tuple(t for t in self._all(sentence) if not t.planned)
+
+    def plans(self, sentence: SentenceSpan) -> tuple[TimeMention, ...]:
+        """The times ahead of the note the sentence states ("in 2 weeks"): what is told at them is planned."""
+        return tuple(t for t in self._all(sentence) if t.planned)
+
+    def _all(self, sentence: SentenceSpan) -> tuple[TimeMention, ...]:
         index = self._index[sentence.start]
         if index not in self._times:
             self._times[index] = self._read(index)
@@ -68,5 +76,5 @@ class SentenceTimes:
             times = self._finder.find(text[s.start:s.end], self._anchors, previous)
             if times:
                 previous = times[-1]
-        return self._finder.find(text[sentence.start:sentence.end], self._anchors, previous)
+        return self._finder.find_all(text[sentence.start:sentence.end], self._anchors, previous)
 

@@ -350,6 +350,22 @@ def test_a_planned_drug_grounds_no_event(pipeline, text, supported):
 
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    # written for this test: a time ahead of the note plans what its own clause tells, with no modal verb
+    ("Follow-up colonoscopy in 3 months.", {"colonoscopy": PLANNED}),
+    ("MRI of the spine tomorrow.", {"MRI": PLANNED}),
+    ("Recommendation is a repeat CBC next week.", {"CBC": PLANNED}),
+    # another clause's plan, a course told in the past, a sentence that plans nothing: no plan
+    ("She was given metoprolol, and follow-up is in 2 weeks.", {"metoprolol": NONE}),
+    ("She was seen back in 2 weeks and the rash had resolved.", {"rash": NONE}),
+    ("The rash resolved in 2 days.", {"rash": NONE}),
+])
+def test_a_time_ahead_of_the_note_plans_what_its_clause_tells(pipeline, text, expected):
+    assert _read(pipeline, text) == _lower(expected)
+    planned = [o for o in pipeline.mentions([make_note(text)], TERMS) if o.assertion.hypothetical]
+    assert all(o.extra_value("planned_at") for o in planned)  # the words that made it a plan travel with it
+
+
 def test_a_finding_told_as_unlikely_is_uncertain(pipeline):
     (occ,) = pipeline.mentions([make_note("Pneumonia is unlikely.")], AKI_TERMS)
     assert occ.assertion.uncertain

@@ -127,10 +127,10 @@ def counting_duckling(pipeline):
     finder = pipeline.time_finder
     original = finder._duckling
     finder._duckling = counting = CountingDuckling(original)
-    finder.find.cache_clear()
+    finder.find_all.cache_clear()
     yield counting
     finder._duckling = original
-    finder.find.cache_clear()
+    finder.find_all.cache_clear()
 
 
 def test_duckling_reads_only_sentences_with_a_time_word(pipeline, counting_duckling):
@@ -151,17 +151,17 @@ def test_each_sentence_of_a_note_is_timed_once(pipeline):
     terms = [TargetTerm("creatinine", "creatinine", None, "query"), TargetTerm("AKI", "AKI", None, "query")]
     finder = pipeline.time_finder
     read: list[str] = []
-    original = finder.find
+    original = finder.find_all
 
     def counting_find(sentence, *args):
         read.append(sentence)
         return original(sentence, *args)
 
-    finder.find = counting_find
+    finder.find_all = counting_find
     try:
         found = pipeline.mentions([make_note(text, "timed-once")], terms)
     finally:
-        finder.find = original
+        finder.find_all = original
     assert len(found) == 5
     assert found[0].time.start is not None and found[0].time.start.date().isoformat() == "2020-03-04"
     assert sorted(read) == sorted(text.strip().splitlines())

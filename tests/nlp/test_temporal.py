@@ -71,7 +71,7 @@ def finder(note_pipeline):
          "2024-01-15", Granularity.DAY, "admission", None),
         ("On day 3 of her hospitalization she was extubated.", "On day 3 of her hospitalization", "2024-01-12",
          Granularity.DAY, "admission", None),
-        ("Twelve hours prior to arrival she took a dose.", "Twelve hours prior to arrival", "2024-01-10",
+        ("Twelve hours prior to arrival she took a dose.", "Twelve hours prior to arrival", "2024-01-09",
          Granularity.DAY, "admission", None),
         ("Two days before discharge her Foley was removed.", "Two days before discharge", "2024-01-13",
          Granularity.DAY, "discharge", None),
@@ -166,6 +166,88 @@ def test_next_morning_and_that_time_refer_to_the_previous_time(finder):
     assert that and that[0].time.granularity is Granularity.MONTH
     # Nothing stated before it: "at that time" stays unresolved.
     assert finder.find("At that time, orthostatics were negative", ANCHORS) == ()
+
+
+@pytest.mark.parametrize(("told", "relative", "expression", "lo", "hi", "granularity"), [
+    # written for this test: counts from the time the passage told last, either way
+    ("She was admitted on 3/2/2019 with pneumonia.", "Three days later she developed a rash.",
+     "Three days later", "2019-03-05", "2019-03-06", Granularity.DAY),
+    ("She was admitted on 3/2/2019 with pneumonia.", "Two days after that, she was intubated.",
+     "Two days after that", "2019-03-04", "2019-03-05", Granularity.DAY),
+    ("She was admitted on 3/2/2019 with pneumonia.", "A few days later, her creatinine rose.",
+     "A few days later", "2019-03-04", "2019-03-07", Granularity.WEEK),
+    ("She had a stroke in May 2015.", "Two years later she had a second one.",
+     "Two years later", "2017-01-01", "2018-01-01", Granularity.YEAR),  # a count of years is told as one
+    ("She had a stroke in May 2015.", "Six months earlier she had stopped warfarin.",
+     "Six months earlier", "2014-11-01", "2014-12-01", Granularity.MONTH),
+    ("She had a stroke on 5/10/2015.", "Two weeks prior she had stopped warfarin.",
+     "Two weeks prior", "2015-04-23", "2015-04-30", Granularity.WEEK),
+    ("She had a stroke on 5/10/2015.", "The following week she began rehabilitation.",
+     "The following week", "2015-05-14", "2015-05-21", Granularity.WEEK),
+    ("She had a stroke on 5/10/2015.", "The previous evening she had a headache.",
+     "The previous evening", "2015-05-09", "2015-05-10", Granularity.DAY),
+    ("She had a stroke on 5/10/2015.", "She had felt dizzy the day before.",
+     "the day before", "2015-05-09", "2015-05-10", Granularity.DAY),
+])
+def test_a_count_from_the_previous_time(finder, told, relative, expression, lo, hi, granularity):
+    (first,) = finder.find(told, ANCHORS)
+    (t,) = finder.find(relative, ANCHORS, first)
+    start, end = t.time.start_window()
+    assert t.text == expression and t.anchor == "previous" and t.time.granularity is granularity
+    # the window holds every day the count allows
+    assert start <= datetime.fromisoformat(lo).replace(tzinfo=UTC) < datetime.fromisoformat(hi).replace(tzinfo=UTC) <= end
+
+
+def test_a_count_from_the_previous_time_needs_one_and_is_never_a_plan(finder):
+    assert finder.find("Three days later she developed a rash.", ANCHORS) == ()
+    (first,) = finder.find("She was seen on 1/14/2024.", ANCHORS)
+    assert finder.find("Three days later she will return.", ANCHORS, first) == ()  # after the note's day
+    # "prior to" names its own anchor: not a count back from the previous time
+    (t,) = finder.find("Three days prior to admission she fell.", ANCHORS, first)
+    assert t.anchor == "admission"
+    # a count back from a year is wider than a year: no time
+    (year,) = finder.find("She had a stroke in 2015.", ANCHORS)
+    assert finder.find("Several months earlier she had stopped warfarin.", ANCHORS, year) == ()
+
+
+@pytest.mark.parametrize(("sentence", "expression", "inside", "anchor"), [
+    # written for this test: vague counts back from the admission, the visit, the discharge
+    ("Several days before admission she had a cough.", "Several days before admission", "2024-01-06", "admission"),
+    ("The week before admission she had a cough.", "The week before admission", "2024-01-03", "admission"),
+    ("A few hours before arrival she took aspirin.", "A few hours before arrival", "2024-01-10", "admission"),
+    ("One month prior to this visit she had a fall.", "One month prior to this visit", "2023-12-15", "note"),
+    ("Two weeks before her visit she had a fall.", "Two weeks before her visit", "2024-01-01", "note"),
+    ("Her fever broke 18 hours prior to discharge.", "18 hours prior to discharge", "2024-01-14", "discharge"),
+])
+def test_vague_counts_before_an_anchor(finder, sentence, expression, inside, anchor):
+    (t,) = finder.find(sentence, ANCHORS)
+    start, end = t.time.start_window()
+    day = datetime.fromisoformat(inside).replace(tzinfo=UTC)
+    assert t.text == expression and t.anchor == anchor and start <= day < end
+
+
+@pytest.mark.parametrize(("sentence", "plan"), [
+    # written for this test: times ahead of the note, stated as such
+    ("We will repeat the CT in six months.", "in six months"),
+    ("See her back in 1 to 2 weeks.", "in 1 to 2 weeks"),
+    ("Dialysis is planned for tomorrow.", "tomorrow"),
+    ("She will return for Rituxan next week.", "next week"),
+])
+def test_a_time_ahead_of_the_note_is_a_plan_never_a_date(finder, sentence, plan):
+    (t,) = finder.plans(sentence, ANCHORS)
+    assert t.text == plan and t.planned and t.time.start_window()[1] > NOTE
+    assert finder.find(sentence, ANCHORS) == ()
+
+
+@pytest.mark.parametrize("sentence", [
+    "Her rash resolved in 2 days.",  # a course told in the past
+    "She has lost 10 pounds in 3 months.",  # a perfect: up to now
+    "Weight loss of 10 pounds in 3 months.",  # nothing in the sentence plans
+    "It became a hemianopsia within a month of onset.",  # counted from another event
+    "We will see her back the next week.",  # "the next week": counted from the passage's time
+])
+def test_what_is_not_a_plan(finder, sentence):
+    assert finder.plans(sentence, ANCHORS) == ()
 
 
 def test_values_and_plans_are_not_times(finder):
@@ -264,12 +346,12 @@ def test_a_sentence_read_under_other_anchors_is_scanned_once_and_read_as_when_fi
     sentence = "She developed vomiting 3 days prior to admission and was seen the next morning."
     other = Anchors(note=NOTE + timedelta(days=30), admission=ADMITTED + timedelta(days=30))
     finder._rule_matches.cache_clear()
-    finder.find.cache_clear()
+    finder.find_all.cache_clear()
     first = [finder.find(sentence, anchors) for anchors in (ANCHORS, other)]
     assert finder._rule_matches.cache_info().misses == 1 and finder._rule_matches.cache_info().hits == 1
     assert first[0] != first[1]
     finder._rule_matches.cache_clear()
-    finder.find.cache_clear()
+    finder.find_all.cache_clear()
     assert finder.find(sentence, other) == first[1]
     (previous,) = finder.find("Seen on 01/02/2024.", ANCHORS)
     assert finder.find(sentence, ANCHORS, previous) == finder._resolve(sentence, ANCHORS, previous)

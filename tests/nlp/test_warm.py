@@ -11,11 +11,11 @@ def test_warm_leaves_the_note_cache_the_matchers_and_the_time_cache_as_they_were
     pipeline.mentions([make_note("No fever on 03/01/2020.", "warm-before")], [TargetTerm("fever", "fever")])
     cache = (len(pipeline.cache), pipeline.cache.texts(), pipeline.cache.stats.as_dict())
     matchers = list(pipeline._matchers)
-    times = pipeline.time_finder.find.cache_info()
+    times = pipeline.time_finder.find_all.cache_info()
     pipeline.warm()
     assert (len(pipeline.cache), pipeline.cache.texts(), pipeline.cache.stats.as_dict()) == cache
     assert list(pipeline._matchers) == matchers
-    after = pipeline.time_finder.find.cache_info()
+    after = pipeline.time_finder.find_all.cache_info()
     assert (after.currsize, after.hits, after.misses) == (times.currsize, times.hits, times.misses)
 
 
