@@ -57,6 +57,11 @@ _SEQUENCE = re.compile(r"\b(?:then|subsequently|later|afterwards?|thereafter|fol
 # dates, which began before it ("died 4 days into the admission from sepsis": the death's time).
 _CAUSE_BEFORE = re.compile(r"\b(?:from|due\s+to|secondary\s+to|because\s+of)\s+(?:(?:his|her|the|an?)\s+)?$",
                            re.IGNORECASE)
+# And a time after a mention, past "after / following / from" and an act ("bleeding from inserting a
+# marble four days ago", "a rash after starting amoxicillin on 3/2"), dates that act, not the mention.
+# Not "secondary to" / "due to": "status post knee replacement secondary to arthritis performed on
+# 08/21/2007" dates the replacement.
+_CAUSE_AFTER = re.compile(r"\b(?:after|following|from)\s+(?:(?:his|her|the|a|an)\s+)?\w+ing\b", re.IGNORECASE)
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
             "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 
@@ -208,6 +213,9 @@ def nearest_time(
         between = sentence[t.end:start] if t.end <= start else sentence[end:t.start] if t.start >= end else ""
         return _SEQUENCE.search(between) is not None
 
+    def _past_cause(t: TimeMention) -> bool:
+        return sentence is not None and t.start >= end and _CAUSE_AFTER.search(sentence[end:t.start]) is not None
+
     cause = sentence is not None and _CAUSE_BEFORE.search(sentence[:start]) is not None
-    usable = [t for t in times if not _across_sequence(t) and not (cause and t.end <= start)]
+    usable = [t for t in times if not _across_sequence(t) and not (cause and t.end <= start) and not _past_cause(t)]
     return min(usable, key=distance) if usable else None

@@ -312,6 +312,12 @@ def test_a_hedge_right_before_a_mention(text, words, expected):
     ("HISTORY OF PRESENT ILLNESS: He received a dose of furosemide; his urine output was measured.",
      "furosemide", "urine output"),
     ("HISTORY OF PRESENT ILLNESS: She was given vancomycin and developed a rash.", "vancomycin", "rash"),
+    # a past participle sharing the first clause's subject, going on to its object or place
+    ("HOSPITAL COURSE: She was admitted with pneumonia, intubated for hypoxia, and started on cefepime.",
+     "pneumonia", "cefepime"),
+    ("HOSPITAL COURSE: He was treated with heparin and discharged home on warfarin.", "heparin", "warfarin"),
+    ("HISTORY OF PRESENT ILLNESS: She was seen, diagnosed with strep throat and treated with amoxicillin.",
+     "strep throat", "amoxicillin"),
 ])
 def test_clauses_of_one_sentence_are_told_in_order(text, earlier, later):
     a, b = span(text, earlier), span(text, later)
@@ -327,6 +333,11 @@ def test_clauses_of_one_sentence_are_told_in_order(text, earlier, later):
     # one clause: the later mention has no verb of its own
     "HOSPITAL COURSE: She was given ceftriaxone and aspirin.",
     "HOSPITAL COURSE: The ceftriaxone and aspirin were given.",
+    # a participle that tells a state going on, or a finding, not an act
+    "HOSPITAL COURSE: She was started on ceftriaxone, continued on aspirin.",
+    "HOSPITAL COURSE: She had ceftriaxone allergy, elevated aspirin levels and a rash.",
+    # a participle clause after a first clause with no past verb of its own
+    "HOSPITAL COURSE: Her ceftriaxone allergy, treated with aspirin.",
     # a subordinate clause is not told in its place
     "HOSPITAL COURSE: Before aspirin was given, ceftriaxone was started.",
     "HOSPITAL COURSE: She was given ceftriaxone, which had replaced aspirin.",

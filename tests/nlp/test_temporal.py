@@ -294,6 +294,11 @@ def test_a_time_never_crosses_a_sequence_word(finder):
     ("He was intubated two days after admission due to hypoxia.", "hypoxia", False),
     ("He was intubated two days after admission due to hypoxia.", "intubated", True),
     ("Her creatinine rose from 1.1 to 2.3 two days after admission.", "creatinine", True),
+    # the time after "after / following / from" and an act dates that act, not what it led to
+    ("She developed a rash after starting amoxicillin on 1/3/2024.", "rash", False),
+    ("She developed a rash after starting amoxicillin on 1/3/2024.", "amoxicillin", True),
+    ("The wound is bleeding from scratching it two days ago.", "bleeding", False),
+    ("Status post knee replacement secondary to arthritis performed on 1/3/2024.", "knee replacement", True),
 ])
 def test_a_time_does_not_date_the_cause_it_names(finder, sentence, event, timed):
     from medeventgraph.nlp.dates import nearest_time
