@@ -49,6 +49,9 @@ def _found(event: str, sentence: str) -> list[str]:
     ("DVT", "He developed a deep vein thrombosis of the left leg.", "deep vein thrombosis"),
     ("heparin-induced thrombocytopenia", "Course complicated by HIT on day 5.", "HIT"),
     ("thrombocytopenia", "Course complicated by HIT on day 5.", "HIT"),
+    ("total knee arthroplasty", "She is 3 weeks out from her right TKA.", "TKA"),
+    ("TEE", "A transesophageal echocardiogram showed no thrombus.", "transesophageal echocardiogram"),
+    ("small bowel obstruction", "Admitted with a recurrent SBO.", "SBO"),
     # a change named by the query, told by the note in other words
     ("elevated troponin", "Her troponin rose overnight.", "troponin rose"),
     ("low platelets", "His platelets fell to 40 after heparin.", "platelets fell"),
