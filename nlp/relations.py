@@ -46,6 +46,7 @@ class _OrderRule:
     cue: re.Pattern[str]
     first_lead: re.Pattern[str] | None = None  # words that must end right before the first mention ("on X when Y")
     across_commas: bool = False  # before_second: the cue may follow clauses after the first mention
+    holds_during: bool = False  # the earlier event still holds while the later is done: an overlap too
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +174,12 @@ def rule_states_overlap(rule_id: str) -> bool:
     return rule is not None and rule.order == "overlap"
 
 
+def rule_holds_during(rule_id: str) -> bool:
+    """Does this order rule also state an overlap ("X for her Y": Y first, and still there during X)?"""
+    rule = _load_order_rules().by_id(rule_id)
+    return rule is not None and rule.holds_during
+
+
 @cache
 def _load_order_rules() -> _OrderRules:
     return packaged_built("medeventgraph.nlp", "order_rules.json", _order_rules)
@@ -185,7 +192,7 @@ def _order_rules(raw: dict) -> _OrderRules:
             raise ValueError(f"order rule {r['id']}: unknown position or order")
         lead = re.compile(rf"(?:^|[\s,(])(?:{r['first_lead']})\s+$", re.IGNORECASE) if r.get("first_lead") else None
         rules.append(_OrderRule(str(r["id"]), r["position"], r["order"], re.compile(r["cue"], re.IGNORECASE), lead,
-                               bool(r.get("across_commas", False))))
+                               bool(r.get("across_commas", False)), bool(r.get("holds_during", False))))
     hedge = re.compile(rf"\b(?:{raw['hedge']})\s+(?:[\w/'-]+\s+){{0,{int(raw['hedge_words_between'])}}}$",
                        re.IGNORECASE)
     return _OrderRules(int(raw["max_between_words"]), int(raw["max_words_before_cue"]), str(raw["fillers"]),

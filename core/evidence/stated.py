@@ -63,6 +63,13 @@ class StatedItem:
         return rule_states_overlap(self.rule)
 
     @property
+    def holds_during(self) -> bool:
+        """The cue states an order whose earlier event still holds during the later ("for her")."""
+        from medeventgraph.nlp.relations import rule_holds_during
+
+        return rule_holds_during(self.rule)
+
+    @property
     def basis(self) -> str:
         """Where the order comes from, in words: "stated: 'subsequently'", "told in this order in
         the hospital course", "told as past history: 'status post'"."""
@@ -252,7 +259,7 @@ def stated_comparison(r: RelationSpec, source: str, target: str, stated: Mapping
     The spans (the bundle's times of the two items) can bound a `within` window."""
     if r.type is RelationType.OVERLAPS:
         hit = stated.get((source, target)) or stated.get((target, source))
-        if hit is not None and hit.overlap:
+        if hit is not None and (hit.overlap or hit.holds_during):
             words = f"overlap {hit.basis}" if hit.placement else f"stated overlap: '{hit.cue}'"
             return Comparison(Timing.COMPATIBLE, f"{words} at {hit.citation}"), hit
         return None

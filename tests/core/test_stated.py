@@ -255,6 +255,21 @@ def test_each_overlap_cue_supports_overlaps_only(note_pipeline, text):
 
 
 @pytest.mark.parametrize("text", [
+    # written for this test: a treatment given for the patient's own condition
+    "She continued to receive Coumadin for her atrial fibrillation.",
+    "Coumadin was given for her atrial fibrillation.",
+])
+def test_a_treatment_for_her_condition_overlaps_it_and_follows_it(note_pipeline, text):
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    v = verify_query(index, _overlap_query("atrial fibrillation", "condition", "coumadin", "medication"), settings)
+    assert v.verdict.value == "supported" and "stated overlap: 'for her'" in v.relations[0].explanation
+    assert verify_query(index, _overlap_query("atrial fibrillation", "condition", "coumadin", "medication", "before"),
+                        settings).verdict.value == "supported"
+    assert verify_query(index, _overlap_query("atrial fibrillation", "condition", "coumadin", "medication", "after"),
+                        settings).verdict.value == "refuted"
+
+
+@pytest.mark.parametrize("text", [
     "She had no GI bleed while on Coumadin.",
     "If she has a GI bleed while on Coumadin, stop it.",
     "FAMILY HISTORY: Her mother had a GI bleed while on Coumadin.\n",
