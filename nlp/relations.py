@@ -47,6 +47,7 @@ class _OrderRule:
     first_lead: re.Pattern[str] | None = None  # words that must end right before the first mention ("on X when Y")
     across_commas: bool = False  # before_second: the cue may follow clauses after the first mention
     holds_during: bool = False  # the earlier event still holds while the later is done: an overlap too
+    max_lead_words: int | None = None  # before_second: words allowed from the first mention to the cue
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +193,8 @@ def _order_rules(raw: dict) -> _OrderRules:
             raise ValueError(f"order rule {r['id']}: unknown position or order")
         lead = re.compile(rf"(?:^|[\s,(])(?:{r['first_lead']})\s+$", re.IGNORECASE) if r.get("first_lead") else None
         rules.append(_OrderRule(str(r["id"]), r["position"], r["order"], re.compile(r["cue"], re.IGNORECASE), lead,
-                               bool(r.get("across_commas", False)), bool(r.get("holds_during", False))))
+                               bool(r.get("across_commas", False)), bool(r.get("holds_during", False)),
+                               int(r["max_lead_words"]) if "max_lead_words" in r else None))
     hedge = re.compile(rf"\b(?:{raw['hedge']})\s+(?:[\w/'-]+\s+){{0,{int(raw['hedge_words_between'])}}}$",
                        re.IGNORECASE)
     return _OrderRules(int(raw["max_between_words"]), int(raw["max_words_before_cue"]), str(raw["fillers"]),
@@ -247,6 +249,9 @@ def _match(rule: _OrderRule, rules: _OrderRules, text: str, first, second, betwe
             return None  # "X since 1993 and is also status post Y": the cue opens another clause's statement
         # a comma may open "which ..." or the cue's own phrase ("a fall, resulting in a hip fracture")
         commas = [i for i, ch in enumerate(lead) if ch == "," and lead[i + 1:].strip()]
+        if rule.max_lead_words is not None and (len(_WORD.findall(lead)) > rule.max_lead_words
+                                                or re.search(r",|\b(?:and|but)\b", lead, re.IGNORECASE)):
+            return None  # "admitted with pneumonia and started on heparin": "on" is the later act's
         if len(_WORD.findall(lead)) > rules.max_words_before_cue or (not rule.across_commas and any(
                 not re.match(r",\s*which\b", between[i:], re.IGNORECASE) for i in commas)):
             return None  # the cue belongs to another clause than the first mention's

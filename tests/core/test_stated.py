@@ -241,6 +241,7 @@ def test_stated_overlap_supports_overlaps_and_cites_the_cue(note_pipeline):
     "She had a GI bleed while on Coumadin.",
     "She was on Coumadin when she developed a GI bleed.",
     "She had a GI bleed despite Coumadin.",
+    "She had a GI bleed on Coumadin.",
     "She had a GI bleed in the setting of Coumadin use.",
     "Coumadin was stopped because of a GI bleed.",
 ])
@@ -274,6 +275,7 @@ def test_a_treatment_for_her_condition_overlaps_it_and_follows_it(note_pipeline,
     "If she has a GI bleed while on Coumadin, stop it.",
     "FAMILY HISTORY: Her mother had a GI bleed while on Coumadin.\n",
     "She had a GI bleed. She was started on Coumadin.",  # narrative order is no overlap
+    "She was admitted with a GI bleed and started on Coumadin.",  # "on" is the later act's
 ])
 def test_no_overlap_from_negated_hypothetical_family_or_narrative(note_pipeline, text):
     index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
