@@ -39,10 +39,11 @@ _CUE = re.compile(
     re.IGNORECASE,
 )
 _UNIT_AFTER = re.compile(r"\s*(?:mg|mcg|ml|units?|%|mmol|meq|g\b|kg|cc)", re.IGNORECASE)
-_PREFILTER = re.compile(r"\d|yesterday|today|tonight|morning|afternoon|evening|night|ago|admission|arrival|discharge|"
-                        r"past|last|history|other day|hospital day|hospitali[sz]ation|hospital stay|that time|"
-                        r"that point|next|following|subsequent|presentation|visit|appointment|later|earlier|prior|previous|"
-                        r"preceding|thereafter|before th|after th|day before|tomorrow|weeks?|months?|years?|days?\b|POD|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec",
+_PREFILTER = re.compile(r"\d|yesterday|today|tonight|tomorrow|morning|afternoon|evening|night|ago|admission|arrival|"
+                        r"discharge|past|last|history|other day|hospital day|hospitali[sz]ation|hospital stay|"
+                        r"that time|that point|next|following|subsequent|presentation|visit|appointment|later|"
+                        r"earlier|prior|previous|preceding|thereafter|before th|after th|day before|days?\b|weeks?|"
+                        r"months?|years?|POD|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec",
                         re.IGNORECASE)
 _NUMBER_INSIDE = re.compile(r"\b\d+\.\d+\b")
 _CLOCK = re.compile(r"\d{1,2}:\d{2}|\d\s*(?:a\.?m\.?|p\.?m\.?)|o'clock|\bhours?\s+ago|\bminutes?\s+ago",
@@ -183,7 +184,7 @@ class TimeFinder:
         if n is None and "n" in groups and groups.get("unit"):
             n = 1  # a count the pattern leaves out: "over the past week"
         unit = (groups.get("unit") or "day").lower().rstrip("s")
-        approximate = rule.approximate or ("n" in groups and groups["n"] is not None and _vague(m))
+        approximate = rule.approximate or _vague(m)
         time: EventTime | None
         if rule.shift == "ordinal_day_from_first" and n:
             time = _at(day + timedelta(days=n - 1), Granularity.DAY)
@@ -237,7 +238,8 @@ class TimeFinder:
             n = self._rules.number(groups.get("n")) or 1
             n2 = self._rules.number(groups.get("n2")) or n
             unit = groups["unit"].lower().rstrip("s")
-            vague = _vague(m) or unit == "week"  # as "3 weeks ago": weeks are told loosely
+            # a count left out ("the following week") or of weeks ("3 weeks ago") is told loosely
+            vague = _vague(m) or groups.get("n") is None or unit == "week"
             time = _shifted(window, n, n2, unit, rule.shift == "later", vague)
             approximate = approximate or vague
         else:
@@ -415,10 +417,12 @@ def _clause_start(sentence: str, before: int) -> int:
 
 
 def _vague(m: re.Match[str]) -> bool:
-    """A count the text leaves vague ("a few", "about 2", "the following week"): a range, not a day."""
-    n = m.groupdict().get("n")
-    return n is None or n.lower() in ("couple", "few", "several", "other") or bool(re.match(r"(?:approximately|about|around|roughly)\b",
-                                                                   m.group(0), re.IGNORECASE))
+    """A count told loosely ("a few", "several", "about 2"): a range, not a day."""
+    n = (m.groupdict().get("n") or "").lower()
+    return n in ("couple", "few", "several", "other") or _ABOUT.match(m.group(0)) is not None
+
+
+_ABOUT = re.compile(r"(?:approximately|about|around|roughly)\b", re.IGNORECASE)
 
 
 def _shifted(window: tuple[datetime, datetime], n: int, n2: int, unit: str, later: bool,
