@@ -9,7 +9,10 @@ benchmarks/bench_temporal_libs.py); the clinical forms it lacks ("on hospital da
 day, "6 weeks ago" as an approximate range) are rules in resources/temporal_rules.json.
 
 No anchor, no time: an expression whose anchor the record does not state stays unresolved.
-Times after the note's own day are plans, not occurrences, and are dropped.
+Times after the note's own day are plans, not occurrences: dropped, except one the text states as
+ahead ("in 2 weeks", "tomorrow"), kept as `planned` so that what its clause tells reads as a plan.
+Counts from the time the passage told last ("three days later", "two weeks earlier") are windows
+as wide as that time's uncertainty and the count's.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A note's time anchors and each sentence's resolved times, read in passage order.
 
-"The next morning" and "at that time" refer to the latest time stated before them in the
-same passage (this sentence, or the two before it in the same section); nothing further
+"The next morning", "at that time" and "three days later" refer to the latest time stated before
+them in the same passage (this sentence, or the two before it in the same section); nothing further
 back, and never across sections.
 """
 
