@@ -30,7 +30,7 @@ from medeventgraph.model.occurrence import GRANULARITY_SPAN, EventTime, Granular
 from .dates import TimeMention
 from .temporal_rules import TemporalRule, load_temporal_rules
 
-__all__ = ["Anchors", "TimeFinder", "header_anchors"]
+__all__ = ["Anchors", "TimeFinder", "header_anchors", "stated_age"]
 
 _FINE = (Granularity.SECOND, Granularity.MINUTE, Granularity.HOUR)
 _ABSOLUTE = re.compile(r"\b(?:1[89]|20)\d{2}\b|\d{1,2}/\d{1,2}/\d{2,4}")
@@ -63,12 +63,14 @@ class Anchors:
     admission: datetime | None = None
     discharge: datetime | None = None
     surgery: datetime | None = None
+    birth: datetime | None = None  # the note date less the age it states: within a year of the birthday
 
     def of(self, kind: str) -> datetime | None:
         if kind == "note":
             ok = self.note_granularity in (*_FINE, Granularity.DAY)
             return self.note if ok else None
-        return {"admission": self.admission, "discharge": self.discharge, "surgery": self.surgery}.get(kind)
+        return {"admission": self.admission, "discharge": self.discharge, "surgery": self.surgery,
+                "birth": self.birth}.get(kind)
 
 
 def _day(d: datetime) -> datetime:
@@ -205,6 +207,9 @@ class TimeFinder:
                 return None  # "it resolved in 2 days": a past course, not a plan
             n2 = self._rules.number(groups.get("n2")) or n or 1
             time = _shifted((day, day + timedelta(days=1)), n or 1, n2, unit, True, approximate)
+        elif rule.shift == "age" and n is not None and n <= 120:
+            time = _at(datetime(base.year + n, 1, 1, tzinfo=UTC), Granularity.YEAR)
+            approximate = True
         elif rule.shift == "month_of_year":
             time = _month_of_year(int(groups["month"]), int(groups["year"]), day)
             if time is not None:  # a calendar month the text states: the note's date only picks the century
@@ -479,6 +484,13 @@ def _after_note(t: TimeMention, anchors: Anchors) -> bool:
     if anchors.note is None or t.time.start is None:
         return False
     return t.time.start >= _day(anchors.note) + timedelta(days=1)
+
+
+def stated_age(text: str) -> int | None:
+    """The age the note states first ("This is a 56-year-old female"), taken as the patient's."""
+    pattern = load_temporal_rules().stated_age
+    m = pattern.search(text) if pattern is not None else None
+    return int(m.group("n")) if m is not None and int(m.group("n")) <= 120 else None
 
 
 def header_anchors(text: str, finder: TimeFinder) -> dict[str, datetime]:

@@ -11,9 +11,9 @@ from medeventgraph.model.packaged import packaged_built
 
 __all__ = ["ANCHOR_KINDS", "HeaderRule", "TemporalRule", "TemporalRules", "load_temporal_rules"]
 
-ANCHOR_KINDS = ("note", "admission", "discharge", "surgery", "previous", "stated")
+ANCHOR_KINDS = ("note", "admission", "discharge", "surgery", "previous", "stated", "birth")
 Shift = Literal["ordinal_day_from_first", "days_after", "before", "same_day", "day_before", "next_day", "same",
-                "month_of_year", "later", "earlier", "previous_day", "ahead"]
+                "month_of_year", "later", "earlier", "previous_day", "ahead", "age"]
 _SHIFTS = frozenset(Shift.__args__)  # type: ignore[attr-defined]
 
 
@@ -40,6 +40,7 @@ class TemporalRules:
     numbers: dict[str, int]
     headers: tuple[HeaderRule, ...]
     rules: tuple[TemporalRule, ...]
+    stated_age: re.Pattern[str] | None = None  # the patient's age as a note states it ("a 56-year-old"): group n
 
     def number(self, word: str | None) -> int | None:
         if word is None:
@@ -70,4 +71,5 @@ def _temporal_rules(raw: dict) -> TemporalRules:
         rules.append(TemporalRule(str(r["id"]), _anchor(r["anchor"], r["id"]), r["shift"],
                                   re.compile(r["pattern"], re.IGNORECASE), bool(r.get("approximate", False)),
                                   requires))
-    return TemporalRules({str(k): int(v) for k, v in raw["numbers"].items()}, headers, tuple(rules))
+    age = re.compile(raw["stated_age"], re.IGNORECASE) if "stated_age" in raw else None
+    return TemporalRules({str(k): int(v) for k, v in raw["numbers"].items()}, headers, tuple(rules), age)

@@ -13,7 +13,7 @@ from medeventgraph.model.occurrence import EventTime, NoteDocument
 
 from .dates import TimeMention
 from .processed import ProcessedNote, SentenceSpan
-from .temporal import Anchors, TimeFinder, header_anchors
+from .temporal import Anchors, TimeFinder, header_anchors, stated_age
 
 __all__ = ["PASSAGE_SENTENCES", "SentenceTimes", "note_anchors"]
 
@@ -27,13 +27,24 @@ def note_anchors(document: NoteDocument, text: str, period: EventTime | None, fi
     stated = header_anchors(text, finder)
     admission: datetime | None = period.start if period is not None and period.resolved else None
     discharge: datetime | None = period.end if period is not None and period.resolved else None
+    note = date.start if date.resolved else None
+    age = stated_age(text)
     return Anchors(
-        note=date.start if date.resolved else None,
+        note=note,
         note_granularity=date.granularity,
         admission=stated.get("admission", admission),
         discharge=stated.get("discharge", discharge),
         surgery=stated.get("surgery"),
+        birth=_years_before(note, age) if note is not None and age is not None else None,
     )
+
+
+def _years_before(day: datetime, years: int) -> datetime | None:
+    try:
+        return day.replace(year=day.year - years, day=28) if (day.month, day.day) == (2, 29) else \
+            day.replace(year=day.year - years)
+    except ValueError:  # before year 1
+        return None
 
 
 class SentenceTimes:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from medeventgraph.model.occurrence import Granularity
+from medeventgraph.model.occurrence import EventTime, Granularity, NoteDocument, NoteText
 from medeventgraph.nlp.temporal import Anchors, header_anchors
+from medeventgraph.nlp.timeline import note_anchors
 
 NOTE = datetime(2024, 1, 15, 12, tzinfo=UTC)
 ADMITTED = datetime(2024, 1, 10, 8, tzinfo=UTC)
@@ -248,6 +249,27 @@ def test_a_time_ahead_of_the_note_is_a_plan_never_a_date(finder, sentence, plan)
 ])
 def test_what_is_not_a_plan(finder, sentence):
     assert finder.plans(sentence, ANCHORS) == ()
+
+
+@pytest.mark.parametrize(("sentence", "expression", "year"), [
+    # written for this test: an age, counted from the birth the note's stated age gives
+    ("She was diagnosed with bursitis at age 23.", "at age 23", 1991),
+    ("Her first colonoscopy was at the age of 35.", "at the age of 35", 2003),
+    ("She has had seizures since age 5.", "since age 5", 1973),
+])
+def test_an_age_is_a_year_counted_from_the_stated_age(finder, sentence, expression, year):
+    text = "HISTORY OF PRESENT ILLNESS: This is a 56-year-old woman. " + sentence
+    note = NoteDocument("DocumentReference", "d", "Patient/p", None,
+                        EventTime(start=datetime(2024, 1, 10, 9, tzinfo=UTC), granularity=Granularity.SECOND),
+                        (NoteText(0, "text/plain", text),))
+    anchors = note_anchors(note, text, None, finder)
+    assert anchors.birth is not None and anchors.birth.year == 1968
+    (t,) = finder.find(sentence, anchors)
+    assert t.text == expression and t.anchor == "birth" and t.approximate
+    assert t.time.granularity is Granularity.YEAR and t.time.start.year == year
+    # no stated age, no birth: the age stays unresolved; nor is an age in months a year
+    assert finder.find(sentence, ANCHORS) == ()
+    assert finder.find("He walked at the age of 14 months.", anchors) == ()
 
 
 def test_values_and_plans_are_not_times(finder):
