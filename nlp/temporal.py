@@ -45,8 +45,9 @@ _UNIT_AFTER = re.compile(r"\s*(?:mg|mcg|ml|units?|%|mmol|meq|g\b|kg|cc)", re.IGN
 _PREFILTER = re.compile(r"\d|yesterday|today|tonight|tomorrow|morning|afternoon|evening|night|ago|admission|arrival|"
                         r"discharge|past|last|history|other day|hospital day|hospitali[sz]ation|hospital stay|"
                         r"that time|that point|next|following|subsequent|presentation|visit|appointment|later|"
-                        r"earlier|prior|previous|preceding|thereafter|before th|after th|day before|days?\b|weeks?|"
-                        r"months?|years?|POD|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec",
+                        r"earlier|prior|previous|preceding|thereafter|before th|after th|day before|POD|"
+                        r"\b(?:in|within)\s+(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                        r"few|couple|about|approximately|around|roughly)\b|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec",
                         re.IGNORECASE)
 _NUMBER_INSIDE = re.compile(r"\b\d+\.\d+\b")
 _CLOCK = re.compile(r"\d{1,2}:\d{2}|\d\s*(?:a\.?m\.?|p\.?m\.?)|o'clock|\bhours?\s+ago|\bminutes?\s+ago",
