@@ -57,20 +57,22 @@ class SentenceTimes:
         self._anchors = anchors
         self._finder = finder
         self._index = {s.start: i for i, s in enumerate(processed.sentences)}
-        self._times: dict[int, tuple[TimeMention, ...]] = {}
+        # per sentence: (the times that date what it tells, the times ahead of the note it states)
+        self._times: dict[int, tuple[tuple[TimeMention, ...], tuple[TimeMention, ...]]] = {}
 
     def __call__(self, sentence: SentenceSpan) -> tuple[TimeMention, ...]:
         """The times that date what the sentence tells."""
-        return tuple(t for t in self._all(sentence) if not t.planned)
+        return self._split(sentence)[0]
 
     def plans(self, sentence: SentenceSpan) -> tuple[TimeMention, ...]:
         """The times ahead of the note the sentence states ("in 2 weeks"): what is told at them is planned."""
-        return tuple(t for t in self._all(sentence) if t.planned)
+        return self._split(sentence)[1]
 
-    def _all(self, sentence: SentenceSpan) -> tuple[TimeMention, ...]:
+    def _split(self, sentence: SentenceSpan) -> tuple[tuple[TimeMention, ...], tuple[TimeMention, ...]]:
         index = self._index[sentence.start]
         if index not in self._times:
-            self._times[index] = self._read(index)
+            found = self._read(index)
+            self._times[index] = (tuple(t for t in found if not t.planned), tuple(t for t in found if t.planned))
         return self._times[index]
 
     def _read(self, index: int) -> tuple[TimeMention, ...]:
