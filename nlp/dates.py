@@ -62,6 +62,13 @@ _CAUSE_BEFORE = re.compile(r"\b(?:from|due\s+to|secondary\s+to|because\s+of)\s+(
 # Not "secondary to" / "due to": "status post knee replacement secondary to arthritis performed on
 # 08/21/2007" dates the replacement.
 _CAUSE_AFTER = re.compile(r"\b(?:after|following|from)\s+(?:(?:his|her|the|a|an)\s+)?\w+ing\b", re.IGNORECASE)
+# A clause that opens on a new subject after the mention makes its own statement, and a time told in
+# it is its own ("underwent biopsy (unremarkable), She received Prednisone for 2 days prior to
+# presentation": the days are the Prednisone's). Not a clause that only says who told it ("the
+# biopsy, she reported, was done 2 days ago").
+_NEW_SUBJECT_AFTER = re.compile(r"(?:[,;]|\band\b|\bbut\b)\s*(?:and\s+|but\s+|so\s+)?(?:she|he|they|we|the\s+patient)\s+"
+                                r"(?!(?:reported|stated|noted|said|recalled|explained)\s*,)(?:was|were|is|had|has|\w+ed)\b",
+                                re.IGNORECASE)
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
             "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 
@@ -214,7 +221,10 @@ def nearest_time(
         return _SEQUENCE.search(between) is not None
 
     def _past_cause(t: TimeMention) -> bool:
-        return sentence is not None and t.start >= end and _CAUSE_AFTER.search(sentence[end:t.start]) is not None
+        if sentence is None or t.start < end:
+            return False
+        after = sentence[end:t.start]
+        return _CAUSE_AFTER.search(after) is not None or _NEW_SUBJECT_AFTER.search(after) is not None
 
     cause = sentence is not None and _CAUSE_BEFORE.search(sentence[:start]) is not None
     usable = [t for t in times if not _across_sequence(t) and not (cause and t.end <= start) and not _past_cause(t)]

@@ -321,6 +321,15 @@ def test_a_time_never_crosses_a_sequence_word(finder):
     ("She developed a rash after starting amoxicillin on 1/3/2024.", "amoxicillin", True),
     ("The wound is bleeding from scratching it two days ago.", "bleeding", False),
     ("Status post knee replacement secondary to arthritis performed on 1/3/2024.", "knee replacement", True),
+    # a clause that opens on a new subject after the mention tells its own time
+    ("He underwent a colonoscopy (which was normal), He received ciprofloxacin for 3 days prior to admission.",
+     "colonoscopy", False),
+    ("He underwent a colonoscopy (which was normal), He received ciprofloxacin for 3 days prior to admission.",
+     "ciprofloxacin", True),
+    ("She had mild nausea; however, she continued working until she fainted 2 days ago.", "nausea", False),
+    ("He developed chest pain and he was admitted two days ago.", "chest pain", False),
+    ("He developed chest pain two days ago and he was admitted.", "chest pain", True),
+    ("The biopsy, she reported, was done 2 days ago.", "biopsy", True),
 ])
 def test_a_time_does_not_date_the_cause_it_names(finder, sentence, event, timed):
     from medeventgraph.nlp.dates import nearest_time
