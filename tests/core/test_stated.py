@@ -128,6 +128,15 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         ("The hypotension responded promptly to fluid boluses.", "hypotension", "fluid boluses",
          "responded promptly to"),
         ("His pain resolved with morphine.", "pain", "morphine", "resolved with"),
+        # a problem that got better after an act was there before it, not after it
+        ("Her chest pain resolved after sublingual nitroglycerin.", "chest pain", "nitroglycerin",
+         "resolved after"),
+        ("The wheezing improved quickly following albuterol.", "wheezing", "albuterol", "improved quickly following"),
+        ("Her pain was controlled with morphine.", "pain", "morphine", "controlled with"),
+        ("In response to the hypotension, norepinephrine was started.", "hypotension", "norepinephrine",
+         "In response to"),
+        ("Norepinephrine was started in response to hypotension.", "hypotension", "Norepinephrine",
+         "in response to"),
         ("The colectomy was complicated by an ileus.", "colectomy", "ileus", "complicated by"),
         ("Chest pain prompted a cardiac catheterization.", "Chest pain", "cardiac catheterization", "prompted"),
         # a test done to look into a problem came after it
