@@ -45,6 +45,9 @@ PATIENT_PREFETCH: dict[str, str] = {
     "serviceRequests": "ServiceRequest?patient={{context.patientId}}",
     "diagnosticReports": "DiagnosticReport?patient={{context.patientId}}",
     "compositions": "Composition?patient={{context.patientId}}",
+    "immunizations": "Immunization?patient={{context.patientId}}",
+    "allergies": "AllergyIntolerance?patient={{context.patientId}}",
+    "episodesOfCare": "EpisodeOfCare?patient={{context.patientId}}",
 }
 
 _FHIR_ID = re.compile(r"[A-Za-z0-9\-.]{1,64}")
