@@ -45,7 +45,8 @@ _UNIT_AFTER = re.compile(r"\s*(?:mg|mcg|ml|units?|%|mmol|meq|g\b|kg|cc)", re.IGN
 _PREFILTER = re.compile(r"\d|yesterday|today|tonight|tomorrow|morning|afternoon|evening|night|ago|admission|arrival|"
                         r"discharge|past|last|history|other day|hospital day|hospitali[sz]ation|hospital stay|"
                         r"that time|that point|next|following|subsequent|presentation|visit|appointment|later|"
-                        r"earlier|prior|previous|preceding|thereafter|before th|after th|day before|POD|"
+                        r"earlier|prior|previous|preceding|thereafter|before th|after th|day before|POD|post-?op|"
+                        r"(?:after|following|of|before|to)\s+(?:(?:his|her|the|this)\s+)?(?:surgery|operation|procedure)|"
                         r"\b(?:in|within)\s+(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                         r"few|couple|about|approximately|around|roughly)\b|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec",
                         re.IGNORECASE)

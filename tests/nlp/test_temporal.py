@@ -158,6 +158,26 @@ def test_postoperative_day_with_a_stated_operation_date(finder):
     assert t.time.start.date().isoformat() == "2024-01-13" and t.anchor == "surgery"
 
 
+@pytest.mark.parametrize(("sentence", "expression", "day"), [
+    # written for this test: days of the stay and after the operation told in words or ordinals,
+    # and counts from the operation (2024-01-11) as from the admission
+    ("On hospital day four she had a rash.", "On hospital day four", "2024-01-13"),
+    ("On the third day of admission she had a rash.", "On the third day of admission", "2024-01-12"),
+    ("The drain was removed on postop day one.", "on postop day one", "2024-01-12"),
+    ("On the second postoperative day she was ambulating.", "On the second postoperative day", "2024-01-13"),
+    ("On the day of surgery she had a rash.", "On the day of surgery", "2024-01-11"),
+    ("The day after the operation she had a rash.", "The day after the operation", "2024-01-12"),
+    ("Two days after surgery she had a rash.", "Two days after surgery", "2024-01-13"),
+    ("Five days prior to the procedure she stopped Coumadin.", "Five days prior to the procedure", "2024-01-06"),
+])
+def test_days_of_the_stay_and_from_the_operation_in_words(finder, sentence, expression, day):
+    anchors = Anchors(note=NOTE, admission=ADMITTED, surgery=datetime(2024, 1, 11, tzinfo=UTC))
+    (t,) = finder.find(sentence, anchors)
+    assert (t.text, t.time.start.date().isoformat()) == (expression, day)
+    if "surgery" in sentence or "operation" in sentence or "procedure" in sentence:
+        assert finder.find(sentence, Anchors(note=NOTE, admission=ADMITTED)) == ()  # no operation date stated
+
+
 def test_next_morning_and_that_time_refer_to_the_previous_time(finder):
     (t,) = [t for t in finder.find("Vancomycin was started on 4/20/01 and the next morning she developed a rash.",
                                    ANCHORS) if t.anchor == "previous"]
