@@ -50,6 +50,7 @@ class PhraseRules:
     linking: tuple[tuple[str, ...], ...] = ()  # "status post", "s/p": as words, lower case
     word_parts: dict[str, str] = field(default_factory=dict)  # "desaturation" -> "decreased saturation"
     organ_adjectives: dict[str, str] = field(default_factory=dict)  # "ureteral" -> "ureter", "renal" -> "kidney"
+    clipped_forms: dict[str, str] = field(default_factory=dict)  # "staph" -> "staphylococcus"
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PhraseRules:
@@ -62,7 +63,8 @@ class PhraseRules:
                    frozenset(data.get("modifier_words", ())),
                    tuple(tuple(w.lower() for w, _, _ in _words_of(p)) for p in data.get("linking_phrases", ())),
                    {k.lower(): v.lower() for k, v in data.get("word_parts", {}).items()},
-                   {k.lower(): v.lower() for k, v in data.get("organ_adjectives", {}).items()})
+                   {k.lower(): v.lower() for k, v in data.get("organ_adjectives", {}).items()},
+                   {k.lower(): v.lower() for k, v in data.get("clipped_forms", {}).items()})
 
 
 @cache
@@ -82,11 +84,12 @@ class Stems:
         self._memo: dict[str, frozenset[str]] = {}
         self._cues: dict[frozenset[str], tuple[str, ...]] = {}
         self._parts = {self.stem(k): v for k, v in rules.word_parts.items()}  # by the word's stem: every form
-        self._organs: dict[str, frozenset[str]] = {}  # an organ's adjective and its noun: one slot
-        for adjective, noun in rules.organ_adjectives.items():
-            pair = frozenset({self.stem(adjective), self.stem(noun)})
+        # an organ's adjective and its noun, a clipped word and the whole one: one slot
+        self._same: dict[str, frozenset[str]] = {}
+        for one, other in (*rules.organ_adjectives.items(), *rules.clipped_forms.items()):
+            pair = frozenset({self.stem(one), self.stem(other)})
             for form in pair:
-                self._organs[form] = self._organs.get(form, frozenset()) | pair
+                self._same[form] = self._same.get(form, frozenset()) | pair
 
     def stem(self, lower: str) -> str:
         if lower[:1].isdigit():
@@ -110,7 +113,7 @@ class Stems:
         if found is None:
             lower = word.lower()
             own = self.stem(lower)
-            found = (frozenset({own}) | self._organs.get(own, frozenset()) | self._ectomy(lower)
+            found = (frozenset({own}) | self._same.get(own, frozenset()) | self._ectomy(lower)
                      | self._told_by_parts(lower) | (self._spelled(lower) if _capitals(word) else frozenset()))
             if len(self._memo) < _MAX_STEMS:
                 self._memo[word] = found

@@ -61,6 +61,10 @@ def _found(event: str, sentence: str) -> list[str]:
     ("ureteral ligation", "The left ureter was then ligated with silk.", "ureter was then ligated"),
     ("renal biopsy", "A core biopsy of the kidney was obtained.", "biopsy of the kidney"),
     ("heart catheterization", "She underwent cardiac catheterization in May.", "cardiac catheterization"),
+    # a clipped word and the whole word fill each other's slot
+    ("coagulase-negative Staphylococcus", "Both blood cultures grew coag neg Staph.", "coag neg Staph"),
+    ("Streptococcus pneumoniae", "Sputum grew Strep pneumoniae.", "Strep pneumoniae"),
+    ("liver biopsy", "A liver bx was done in May.", "liver bx"),
     # a word told by its parts (word_parts), both ways
     ("oxygen desaturation", "Overnight his oxygen saturations fell to 84%.", "oxygen saturations fell"),
     ("desaturation", "During the transfer her saturation decreased to 88%.", "saturation decreased"),
