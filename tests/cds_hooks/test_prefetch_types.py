@@ -32,15 +32,20 @@ def test_every_service_reads_every_mapped_type():
         assert service.prefetch == PATIENT_PREFETCH
 
 
-def test_a_dispensed_question_is_answered_from_a_fetched_medication_dispense(service, fhir_server):
-    body = {"hook": "medeventgraph-verify", "hookInstance": "dispensed", "fhirServer": fhir_server,
-            "fhirAuthorization": AUTH, "context": {"patientId": PATIENT, "query": DISPENSED_QUERY}}
+def _supported_card_detail(service, fhir_server, query: dict) -> str:
+    body = {"hook": "medeventgraph-verify", "hookInstance": query["id"], "fhirServer": fhir_server,
+            "fhirAuthorization": AUTH, "context": {"patientId": PATIENT, "query": query}}
     resp = service.post(VERIFY, body)
     assert resp.status_code == 200, resp.text
     [card] = resp.json()["cards"]
     assert "`Audit: supported" in card["detail"], card["detail"]
-    assert f"`MedicationDispense/{PATIENT}-vanc-dispense`" in card["detail"]
-    assert f"MedicationRequest/{PATIENT}-vanc-order" not in card["detail"]  # an order is not a dispense
+    return card["detail"]
+
+
+def test_a_dispensed_question_is_answered_from_a_fetched_medication_dispense(service, fhir_server):
+    detail = _supported_card_detail(service, fhir_server, DISPENSED_QUERY)
+    assert f"`MedicationDispense/{PATIENT}-vanc-dispense`" in detail
+    assert f"MedicationRequest/{PATIENT}-vanc-order" not in detail  # an order is not a dispense
 
 
 @pytest.mark.parametrize(("event", "cited"), [
@@ -52,10 +57,4 @@ def test_an_immunization_or_allergy_question_is_answered_from_the_fetched_resour
     order = "after" if event["kind"] == "immunization" else "before"
     query = {"id": "q-types", "events": [event, {"id": "lac", "text": "lactate", "kind": "lab"}],
              "relations": [{"from": "x", "to": "lac", "type": order}]}
-    body = {"hook": "medeventgraph-verify", "hookInstance": "types", "fhirServer": fhir_server,
-            "fhirAuthorization": AUTH, "context": {"patientId": PATIENT, "query": query}}
-    resp = service.post(VERIFY, body)
-    assert resp.status_code == 200, resp.text
-    [card] = resp.json()["cards"]
-    assert "`Audit: supported" in card["detail"], card["detail"]
-    assert f"`{cited.format(p=PATIENT)}`" in card["detail"]
+    assert f"`{cited.format(p=PATIENT)}`" in _supported_card_detail(service, fhir_server, query)
