@@ -8,10 +8,14 @@ pipeline), as a long-running service is. warm: the same request again (cached in
 
 from __future__ import annotations
 
+import argparse
 import base64
 import copy
 import gc
+import json
 import re
+import subprocess
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -22,6 +26,7 @@ import orjson
 from measure import summary
 from medeventgraph.app import serving
 from medeventgraph.cds_hooks import create_app
+from medeventgraph.cds_hooks.app import SERVING_GC_YOUNG_THRESHOLD
 from medeventgraph.cds_hooks.prefetch import PATIENT_PREFETCH
 from medeventgraph.model.settings import Settings
 from queries import make_queries
@@ -171,4 +176,50 @@ def bench_hook(path: Path, repeats: int, log=print) -> dict[str, Any]:
                          "index": facts}
             log(f"  hook {hook:22s} cold {summary(cold)['median'] * 1e3:7.1f} ms  "
                 f"warm p95 {summary(warm, p95=True)['p95'] * 1e3:6.1f} ms  {facts}")
+    out["gc_threshold"] = gc_threshold_sides(path, repeats)
+    log(f"  cold verify in a fresh service, Python's default collector threshold / the service's: "
+        f"x{out['gc_threshold']['default_over_serving']}")
     return out
+
+
+def gc_threshold_sides(path: Path, calls: int, rounds: int = 2) -> dict[str, Any]:
+    """Cold verify calls in fresh service processes, one side keeping the threshold the serving
+    process sets (the app's SERVING_GC_YOUNG_THRESHOLD), the other put back to Python's default;
+    the sides alternate, `rounds` processes each. Fresh processes because the collector's cost
+    falls on the first calls, while the heap still grows with the caches."""
+    times: dict[str, list[float]] = {"default": [], "serving": []}
+    for _ in range(rounds):
+        for side in times:
+            cmd = [sys.executable, __file__, "--gc-side", side, "--calls", str(calls), "--bundle", str(path)]
+            done = subprocess.run(cmd, cwd=Path(__file__).parent, capture_output=True, text=True, check=True)
+            times[side] += json.loads(done.stdout.strip().splitlines()[-1])
+    med = {side: summary(t)["median"] for side, t in times.items()}
+    return {"default_threshold": 700, "serving_threshold": SERVING_GC_YOUNG_THRESHOLD, "processes_per_side": rounds,
+            "cold_seconds": {side: summary(t) for side, t in times.items()},
+            "default_over_serving": round(med["default"] / med["serving"], 2)}
+
+
+def _gc_side(path: Path, side: str, calls: int) -> list[float]:
+    """One fresh service: the cold verify call after start, then `calls` more, timed."""
+    from bench_ingest import load_record
+    from medeventgraph.core.index.patient_index import build_index
+
+    raw = path.read_bytes()
+    patient, prefetch = prefetch_for(orjson.loads(raw))
+    query = make_queries(list(build_index(load_record(raw), Settings(notes=False)).occurrences.values()))
+    pairwise = query["pairwise"][0].dump()
+    with serve({"jwt_required": False}) as (base, _app), httpx.Client(timeout=300) as http:
+        if side == "default":
+            gc.set_threshold(700, *gc.get_threshold()[1:])
+        url = f"{base}/cds-services/{VERIFY}"
+        _call(http, url, _body(VERIFY, patient, _fresh(prefetch, 10_000), pairwise, 0))
+        return [_call(http, url, _body(VERIFY, patient, _fresh(prefetch, n), pairwise, n)) for n in range(1, calls + 1)]
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(description="one side of gc_threshold_sides (run by make bench)")
+    p.add_argument("--gc-side", choices=("default", "serving"), required=True)
+    p.add_argument("--calls", type=int, default=5)
+    p.add_argument("--bundle", type=Path, required=True)
+    a = p.parse_args()
+    print(json.dumps(_gc_side(a.bundle, a.gc_side, a.calls)))

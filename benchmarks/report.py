@@ -274,6 +274,14 @@ def _md(r: dict[str, Any], files: list[str]) -> str:
                 L.append(f"| {hook} | {state} | {w['n']} | {_ms(w['median'])} | {_ms(w['p95'])} | "
                          f"{_ms(w['min'])}–{_ms(w['max'])} | {_ms(cpu)} | {facts.get('occurrences')} occurrences, "
                          f"{facts.get('note_mentions')} note mentions |")
+        if "gc_threshold" in h:
+            g, c = h["gc_threshold"], h["gc_threshold"]["cold_seconds"]
+            L += ["", (f"The serving process raises the collector's young-generation threshold to "
+                       f"{g['serving_threshold']} (Python's default {g['default_threshold']}). Cold verify calls in "
+                       f"fresh services, {g['processes_per_side']} processes a side, alternating: median "
+                       f"{_ms(c['serving']['median'])} ms ({c['serving']['n']} calls) against "
+                       f"{_ms(c['default']['median'])} ms at the default ({c['default']['n']} calls); "
+                       f"default / serving x{g['default_over_serving']}.")]
     if "growth" in r:
         g = r["growth"]
         L += ["", f"## Growth ({g['bundle'][:28]} replicated)", "",

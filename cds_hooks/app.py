@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -29,6 +30,13 @@ __all__ = ["create_app", "run"]
 
 log = logging.getLogger("medeventgraph.cds_hooks")
 
+# A cold record allocates a few hundred thousand small objects (tokens, mentions, graph edges) on a
+# heap the models already made large; at Python's default young-generation threshold (700) the
+# collector then took about a quarter of a cold hook call (make bench measures
+# the two, alternating, in benchmarks/bench_hook.py).
+# A serving process (warm=True) raises it for its lifetime and restores it on shutdown.
+SERVING_GC_YOUNG_THRESHOLD = 10_000
+
 
 def create_app(settings: Settings, *, warm: bool = False) -> FastAPI:
     """The ASGI app for `settings`; nothing is read from the environment here. `warm`: import the
@@ -53,12 +61,17 @@ def create_app(settings: Settings, *, warm: bool = False) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        before = gc.get_threshold()
         if warm:
             await asyncio.to_thread(state.engine.warm)  # off the event loop; before the first request
-        async with httpx.AsyncClient(follow_redirects=False) as http:
-            state.http = http
-            yield
-            state.http = None
+            gc.set_threshold(SERVING_GC_YOUNG_THRESHOLD, *before[1:])
+        try:
+            async with httpx.AsyncClient(follow_redirects=False) as http:
+                state.http = http
+                yield
+                state.http = None
+        finally:
+            gc.set_threshold(*before)
         state.engine.close()
 
     app = FastAPI(title="MedEventGraph CDS Hooks service", version=__version__, lifespan=lifespan,

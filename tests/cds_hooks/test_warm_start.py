@@ -65,3 +65,17 @@ def test_plugin_service_passes_warm_through(counting):
 
     with TestClient(create_service(_settings(), warm=True)):
         assert (len(counting.built), counting.warmed) == (1, 1)
+
+
+def test_serving_raises_the_young_gc_threshold_and_restores_it(counting):
+    import gc
+
+    from medeventgraph.cds_hooks.app import SERVING_GC_YOUNG_THRESHOLD
+
+    before = gc.get_threshold()
+    assert before[0] != SERVING_GC_YOUNG_THRESHOLD
+    with TestClient(create_app(_settings(), warm=True)):
+        assert gc.get_threshold() == (SERVING_GC_YOUNG_THRESHOLD, *before[1:])
+    assert gc.get_threshold() == before
+    with TestClient(create_app(_settings())):  # tests and embedding leave the host's collector alone
+        assert gc.get_threshold() == before
