@@ -51,6 +51,7 @@ class PhraseRules:
     word_parts: dict[str, str] = field(default_factory=dict)  # "desaturation" -> "decreased saturation"
     organ_adjectives: dict[str, str] = field(default_factory=dict)  # "ureteral" -> "ureter", "renal" -> "kidney"
     clipped_forms: dict[str, str] = field(default_factory=dict)  # "staph" -> "staphylococcus"
+    act_words: tuple[tuple[str, ...], ...] = ()  # ("place", "insert", "pass", ...): one act, told by any
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PhraseRules:
@@ -64,7 +65,8 @@ class PhraseRules:
                    tuple(tuple(w.lower() for w, _, _ in _words_of(p)) for p in data.get("linking_phrases", ())),
                    {k.lower(): v.lower() for k, v in data.get("word_parts", {}).items()},
                    {k.lower(): v.lower() for k, v in data.get("organ_adjectives", {}).items()},
-                   {k.lower(): v.lower() for k, v in data.get("clipped_forms", {}).items()})
+                   {k.lower(): v.lower() for k, v in data.get("clipped_forms", {}).items()},
+                   tuple(tuple(w.lower() for w in group) for group in data.get("act_words", ())))
 
 
 @cache
@@ -84,12 +86,12 @@ class Stems:
         self._memo: dict[str, frozenset[str]] = {}
         self._cues: dict[frozenset[str], tuple[str, ...]] = {}
         self._parts = {self.stem(k): v for k, v in rules.word_parts.items()}  # by the word's stem: every form
-        # an organ's adjective and its noun, a clipped word and the whole one: one slot
+        # an organ's adjective and its noun, a clipped word and the whole one, the verbs of one act: one slot
         self._same: dict[str, frozenset[str]] = {}
-        for one, other in (*rules.organ_adjectives.items(), *rules.clipped_forms.items()):
-            pair = frozenset({self.stem(one), self.stem(other)})
-            for form in pair:
-                self._same[form] = self._same.get(form, frozenset()) | pair
+        for group in (*rules.organ_adjectives.items(), *rules.clipped_forms.items(), *rules.act_words):
+            same = frozenset(self.stem(w) for w in group)
+            for form in same:
+                self._same[form] = self._same.get(form, frozenset()) | same
 
     def stem(self, lower: str) -> str:
         if lower[:1].isdigit():

@@ -78,6 +78,13 @@ def _found(event: str, sentence: str) -> list[str]:
     ("fall", "She tripped on the stairs and fell backwards.", "fell"),
     ("ankle swelling", "By evening both ankles were swollen.", "ankles were swollen"),
     ("blood draw", "Blood was drawn from the left arm.", "Blood was drawn"),
+    # the verbs of one act on a device or a lesion (act_words) fill each other's slot
+    ("ureteral stent placement", "A 6 French ureteral stent was passed over the guidewire.",
+     "ureteral stent was passed"),
+    ("drain insertion", "A closed suction drain was placed in the wound.", "drain was placed"),
+    ("lead placement", "The atrial lead was implanted in the appendage.", "lead was implanted"),
+    ("nevus removal", "The nevus was excised with 2 mm margins.", "nevus was excised"),
+    ("generator exchange", "The pulse generator was replaced without difficulty.", "generator was replaced"),
 ])
 def test_split_and_reordered_events_are_found(event: str, sentence: str, words: str) -> None:
     assert _found(event, sentence) == [words]
@@ -107,6 +114,10 @@ def test_split_and_reordered_events_are_found(event: str, sentence: str, words: 
     ("carotid stent placement", "Carotid artery stenosis, status unclear post stent placement."),
     # a laterality word is never the verb it spells ('left' is no form of 'leave')
     ("left arm pain", "Leaving the clinic, arm pain began."),
+    # a verb with a common other sense is in no act group: a diet or a sheath 'advanced' is not placed
+    ("sheath placement", "The sheath was advanced into the iliac artery."),
+    ("stent removal", "The stent was placed across the stricture."),  # acts of different groups
+    ("stent implantation", "Fluoroscopy confirmed good stent position."),  # where it is, not the act
 ])
 def test_words_not_told_together_are_no_phrase(event: str, sentence: str) -> None:
     assert _found(event, sentence) == []
