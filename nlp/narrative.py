@@ -76,6 +76,7 @@ class _NarrativeRules:
     clause_join: re.Pattern[str]  # words joining two clauses of one sentence (", and", ";")
     finite_past: re.Pattern[str]  # a clause's own finite past verb ("was", "underwent", "she noted")
     subordinate: re.Pattern[str]  # words opening a clause that is not told in its place ("before", "which")
+    purpose_lead: re.Pattern[str]  # words right before an act that make it a purpose ("for"): cue group "cue"
 
 
 # Words that open another clause: a history cue does not reach a mention past them ("status post
@@ -113,7 +114,7 @@ def _narrative_rules(raw: dict) -> _NarrativeRules:
                           frozenset(" ".join(str(t).lower().split()) for t in raw["subheadings"]),
                           tuple((re.compile(str(w["words"]), re.IGNORECASE), str(w["role"])) for w in raw["title_words"]),
                           _words(raw, "presentation"), _words(raw, "clause_join"), _words(raw, "finite_past"),
-                          _words(raw, "subordinate"))
+                          _words(raw, "subordinate"), re.compile(raw["purpose_lead"], re.IGNORECASE))
 
 
 def _history_cue(words: list[str], between: int) -> re.Pattern[str]:
@@ -351,6 +352,14 @@ def phase_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement 
     if rank == 0 and later_sentence is not None and layout.role(later_sentence) in rules.diagnosis_roles:
         rule = PAST_BEFORE_PRESENT  # a list of diagnoses names states: the contract weighs what it names
     return Placement(earlier, later, cue[0], cue[1], rule)
+
+
+def names_purpose(text: str, span: tuple[int, int]) -> bool:
+    """Is the act at `span` named as a purpose ("venogram for left ventricular lead placement",
+    "admitted for a cholecystectomy")? Such an act is done or planned after the words naming it, so
+    where it is told places it before nothing."""
+    layout, rules = note_layout(text), _load_narrative_rules()
+    return lead_cue(text, layout, span, rules.purpose_lead, rules.history_reach) is not None
 
 
 def lead_cue(text: str, layout: NoteLayout, span: tuple[int, int], cue: re.Pattern[str], reach: int

@@ -158,8 +158,10 @@ def _ends_take_part(rule: str, earlier, later, text: str) -> bool:
     vancomycin") is not told as having happened: it takes part in no stated relation. A
     present-state overlap says the two events hold now: both mentions must be affirmed, current and
     certain. The past before a present state: a procedure an assessment names is a state it left
-    ("a nonhealing amputation"), its act in the past, so it is not the present end."""
-    from medeventgraph.nlp.narrative import PAST_BEFORE_PRESENT
+    ("a nonhealing amputation"), its act in the past, so it is not the present end. An earlier
+    section: a procedure an indication names is the one the note's procedure does or plans, not an
+    earlier act, so it is not the earlier end."""
+    from medeventgraph.nlp.narrative import EARLIER_SECTION, PAST_BEFORE_PRESENT, names_purpose
     from medeventgraph.nlp.present_state import BOTH_CURRENT
     from medeventgraph.nlp.relations import hedged
 
@@ -169,6 +171,8 @@ def _ends_take_part(rule: str, earlier, later, text: str) -> bool:
         return all(i.assertion.affirmed_current and not i.assertion.uncertain for i in (earlier, later))
     if rule == PAST_BEFORE_PRESENT:
         return later.kind is not Kind.PROCEDURE
+    if rule == EARLIER_SECTION and earlier.kind is Kind.PROCEDURE:
+        return not names_purpose(text, (earlier.source.start, earlier.source.end))
     return True
 
 

@@ -90,6 +90,29 @@ def test_negated_or_hypothetical_mentions_never_ground_a_stated_order(note_pipel
     assert not any(e.kind == "relation" and e.polarity == "supports" for e in v.evidence)
 
 
+@pytest.mark.parametrize(("indication", "earlier", "supported"), [
+    # an act named as what the procedure is for is done or planned after those words: its section
+    # places it before nothing the procedure tells
+    ("Venogram for left ventricular lead placement.", "left ventricular lead placement", False),
+    # a test named with its result in the indication was done before: its section places it
+    ("Positive nuclear stress test.", "nuclear stress test", True),
+])
+def test_an_act_named_as_a_purpose_is_no_earlier_end(note_pipeline, indication, earlier, supported):
+    settings = Settings(notes=True)
+    text = f"INDICATION: ,{indication},PROCEDURE: ,A defibrillation lead was placed in the right ventricle."
+    record = load(_with_text(text), settings=settings).for_patient("mts-1430")
+    index = build_index(record, settings, notes=note_pipeline)
+    q = VerificationQuery.model_validate({
+        "id": "q", "scope": "patient",
+        "events": [{"id": "a", "text": earlier, "kind": "procedure"},
+                   {"id": "b", "text": "defibrillation lead placement", "kind": "procedure"}],
+        "relations": [{"from": "a", "to": "b", "type": "before"}]})
+    v = verify_query(index, q, settings)
+    assert (v.verdict.value == "supported") is supported, v.relations[0].explanation
+    if supported:
+        assert "told in the indication, an earlier part of the story" in v.relations[0].explanation
+
+
 _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to Augmentin, which caused loose stools, "
              "and then three days prior to admission was given daily 1 g Rocephin and started on azithromycin.")
 

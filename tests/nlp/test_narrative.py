@@ -11,6 +11,7 @@ from medeventgraph.nlp.narrative import (
     PAST_BEFORE_PRESENT,
     PHASE_CUE,
     TOLD_IN_ORDER,
+    names_purpose,
     note_layout,
     phase_order,
     told_order,
@@ -150,6 +151,18 @@ def test_phases_of_an_operative_note():
     assert text[before.cue_start:before.cue_end] == "preoperatively"
     after = phase_order(text, span(text, "fever"), span(text, "lithotripsy"))
     assert after is not None and after.earlier == span(text, "lithotripsy")
+
+
+@pytest.mark.parametrize(("text", "act", "purpose"), [
+    ("INDICATION: ,Venogram for left ventricular lead placement.", "left ventricular lead placement", True),
+    ("HISTORY: ,She was admitted for an elective cholecystectomy.", "cholecystectomy", True),
+    ("HISTORY: ,She was referred for possible repeat colonoscopy.", "colonoscopy", True),
+    ("INDICATION: ,Positive nuclear stress test.", "nuclear stress test", False),
+    ("HISTORY: ,The colonoscopy for her anemia was normal.", "colonoscopy", False),
+    ("HISTORY: ,She was treated for 2 weeks, then a colonoscopy was done.", "colonoscopy", False),
+])
+def test_an_act_named_as_a_purpose(text, act, purpose):
+    assert names_purpose(text, span(text, act)) is purpose
 
 
 def test_an_indication_is_the_presentation():
