@@ -131,6 +131,10 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         ("Diarrhea, which began before the clindamycin, persisted.", "Diarrhea", "clindamycin", "which began before"),
         ("She was started on vancomycin.  Subsequently, she developed acute kidney injury.", "vancomycin",
          "acute kidney injury", "Subsequently"),
+        ("Her fever persisted on cefepime.  She eventually underwent a drainage of the abscess.", "cefepime",
+         "drainage", "eventually"),
+        ("He was treated with heparin and ultimately required a thrombectomy.", "heparin", "thrombectomy",
+         "ultimately"),
         ("the patient received one gram of Rocephin intravenously shortly after the intubation.", "intubation",
          "Rocephin", "shortly after"),
         (("The patient also noted with poorly controlled atrial fibrillation.  The patient subsequently "
