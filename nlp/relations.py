@@ -3,7 +3,8 @@
 "after starting X she developed Y", "X ... subsequently Y", "Y two days after X", "X followed
 by Y", "Y prior to X", "since starting X", "Y, which began before X": within one sentence or
 across two adjacent sentences. Overlap is stated too: "Y while on X", "while on X, Y", "Y during
-X", "on X when Y" (the two intervals intersect). Narrative order alone (one sentence after another) is never
+X", "on X when Y" (the two intervals intersect). "X prior to / after / during the procedure" relates X
+to the operation an operative note lists ("PROCEDURES PERFORMED:"), wherever it stands. Narrative order alone (one sentence after another) is never
 an order: without a cue there is no relation. Pure functions over the note text, so the
 contract can re-check a stated order from the two spans and the cue span alone.
 """
@@ -27,7 +28,7 @@ CUE_REACH = 600  # characters between two mentions that one passage's cue can re
 STATED_CHANGE = "stated-change"  # "creatinine has gone from 2.1 to 4.2": the values in the order stated
 WINDOW_EXTREME = "window-extreme"  # "highest temperature over the past 24 hours was 102.1 ... temperature is 99.2"
 
-Position = Literal["before_second", "between", "before_first", "opens_next"]
+Position = Literal["before_second", "between", "before_first", "opens_next", "names_operation"]
 Order = Literal["first_earlier", "second_earlier", "overlap"]
 # A sentence ends at . ! ? or ; followed by space, or at an MTSamples heading (",HISTORY:,").
 _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|,\s*[A-Z][A-Z /&]{2,}:")
@@ -58,6 +59,7 @@ class _OrderRules:
     rules: tuple[_OrderRule, ...]
     hedge: re.Pattern[str]  # a hedge right before a mention, up to its own words ("possible ")
     window_extreme: re.Pattern[str]  # a value told as a past window's highest or lowest ("Tmax")
+    operation_roles: frozenset[str] = frozenset()  # sections listing the procedures an operative note reports
 
     def by_id(self, rule_id: str) -> _OrderRule | None:
         return next((r for r in self.rules if r.id == rule_id), None)
@@ -97,8 +99,53 @@ def find_relation(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOr
         found = find_order(text, a, b)
         if found is not None:
             return found
+    found = _the_operation(text, a, b)
+    if found is not None:
+        return found
     placed = told_order(text, a, b) or both_current(text, a, b) or phase_order(text, a, b)
     return None if placed is None else _from_placement(text, placed)
+
+
+def _the_operation(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOrder | None:
+    """A mention told relative to "the procedure", "the surgery", "the operation" ("stopped her
+    Coumadin five days prior to the procedures", "fenoldopam throughout the procedure") and a
+    mention in the note's list of the procedures it reports ("PROCEDURES PERFORMED:"), which is
+    what those words name in the note. The cue stands after the mention in its clause, as a
+    before_second cue does; a rule of position names_operation says how the two relate (first: the
+    mention, second: the operation)."""
+    rules = _load_order_rules()
+    layout = note_layout(text)
+    roles = {span: (layout.role(i) if (i := layout.sentence_at(span[0])) is not None else None) for span in (a, b)}
+    for mention, operation in ((a, b), (b, a)):
+        if roles[operation] not in rules.operation_roles or roles[mention] in rules.operation_roles:
+            continue
+        index = layout.sentence_at(mention[0])
+        assert index is not None
+        after = text[mention[1]:layout.sentences[index].end]
+        for rule in rules.rules:
+            if rule.position != "names_operation":
+                continue
+            m = re.match(rf"(?P<lead>(?:[\s,]*[\w/'-]+){{0,{rules.max_words_before_cue}}}?)\s+(?P<cue>{rule.cue.pattern})"
+                         r"(?![\w-])", after, re.IGNORECASE)
+            if m is None or _NEW_CLAUSE.search(m.group("lead")) or re.search(r"[,;:()]", m.group("lead")):
+                continue
+            start, end = mention[1] + m.start("cue"), mention[1] + m.end("cue")
+            earlier, later = (operation, mention) if rule.order == "second_earlier" else (mention, operation)
+            return StatedOrder(earlier, later, start, end, text[start:end], rule.id)
+    return None
+
+
+def names_operation(rule_id: str) -> bool:
+    """Does this rule read a mention against the note's own operation ("prior to the procedure")?"""
+    rule = _load_order_rules().by_id(rule_id)
+    return rule is not None and rule.position == "names_operation"
+
+
+def in_operation_list(text: str, span: tuple[int, int]) -> bool:
+    """Does the mention at `span` stand in the note's list of the procedures it reports?"""
+    layout = note_layout(text)
+    index = layout.sentence_at(span[0])
+    return index is not None and layout.role(index) in _load_order_rules().operation_roles
 
 
 def _stated_change(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOrder | None:
@@ -198,7 +245,8 @@ def _order_rules(raw: dict) -> _OrderRules:
     hedge = re.compile(rf"\b(?:{raw['hedge']})\s+(?:[\w/'-]+\s+){{0,{int(raw['hedge_words_between'])}}}$",
                        re.IGNORECASE)
     return _OrderRules(int(raw["max_between_words"]), int(raw["max_words_before_cue"]), str(raw["fillers"]),
-                      tuple(rules), hedge, re.compile(raw["window_extreme"], re.IGNORECASE))
+                      tuple(rules), hedge, re.compile(raw["window_extreme"], re.IGNORECASE),
+                      frozenset(raw.get("operation_roles", ())))
 
 
 _HEDGE_REACH = 60  # characters before a mention a hedge may stand
@@ -227,6 +275,8 @@ def find_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOrder
     if len(breaks) > 1 or len(_WORD.findall(between)) > 2 * rules.max_between_words:
         return None
     for rule in rules.rules:
+        if rule.position == "names_operation":
+            continue  # read by _the_operation: its second end is not beside the cue
         hit = _match(rule, rules, text, first, second, between, breaks)
         if hit is not None:
             start, end = hit

@@ -160,10 +160,11 @@ def _ends_take_part(rule: str, earlier, later, text: str) -> bool:
     certain. The past before a present state: a procedure an assessment names is a state it left
     ("a nonhealing amputation"), its act in the past, so it is not the present end. An earlier
     section: a procedure an indication names is the one the note's procedure does or plans, not an
-    earlier act, so it is not the earlier end."""
+    earlier act, so it is not the earlier end. "Prior to the procedure": the end the note lists as
+    its operation is that operation only if it is a procedure."""
     from medeventgraph.nlp.narrative import EARLIER_SECTION, PAST_BEFORE_PRESENT, names_purpose
     from medeventgraph.nlp.present_state import BOTH_CURRENT
-    from medeventgraph.nlp.relations import hedged
+    from medeventgraph.nlp.relations import hedged, in_operation_list, names_operation
 
     if any(i.assertion.uncertain and hedged(text, (i.source.start, i.source.end)) for i in (earlier, later)):
         return False
@@ -173,6 +174,9 @@ def _ends_take_part(rule: str, earlier, later, text: str) -> bool:
         return later.kind is not Kind.PROCEDURE
     if rule == EARLIER_SECTION and earlier.kind is Kind.PROCEDURE:
         return not names_purpose(text, (earlier.source.start, earlier.source.end))
+    if names_operation(rule):  # "prior to the procedure": the end in the operation list is that operation
+        return all(i.kind is Kind.PROCEDURE for i in (earlier, later)
+                   if in_operation_list(text, (i.source.start, i.source.end)))
     return True
 
 
@@ -219,13 +223,13 @@ _NEXT_DAY = re.compile(r"\bthe\s+(?:next|following)\s+(?:day|morning)\b", re.IGN
 _UNITS = {"hour": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(weeks=1)}
 
 
-def _stated_gap(cue: str) -> tuple[timedelta, timedelta] | None:
-    """(shortest, longest) gap a cue states, at the granularity of its unit, or None.
+def _stated_gap(cue: str) -> tuple[timedelta, timedelta, timedelta] | None:
+    """(shortest, as told, longest) gap a cue states, the ends at the granularity of its unit, or None.
 
     >>> _stated_gap("two days after")
-    (datetime.timedelta(days=1), datetime.timedelta(days=3))
+    (datetime.timedelta(days=1), datetime.timedelta(days=2), datetime.timedelta(days=3))
     >>> _stated_gap("the next morning")
-    (datetime.timedelta(0), datetime.timedelta(days=2))
+    (datetime.timedelta(0), datetime.timedelta(days=1), datetime.timedelta(days=2))
     >>> _stated_gap("subsequently") is None
     True
     """
@@ -233,9 +237,9 @@ def _stated_gap(cue: str) -> tuple[timedelta, timedelta] | None:
     if m is not None:
         n = int(m.group("n")) if m.group("n").isdigit() else _NUMBER_WORDS[m.group("n").lower()]
         unit = _UNITS[m.group("u").lower()]
-        return max(timedelta(0), (n - 1) * unit), (n + 1) * unit
+        return max(timedelta(0), (n - 1) * unit), n * unit, (n + 1) * unit
     if _NEXT_DAY.search(cue):
-        return timedelta(0), timedelta(days=2)
+        return timedelta(0), timedelta(days=1), timedelta(days=2)
     return None
 
 
@@ -245,6 +249,8 @@ def _window(r: RelationSpec, hit: StatedItem, earlier: Span | None, later: Span 
     window = r.window
     assert window is not None
     gap = _stated_gap(hit.cue)
+    # a window asked as the gap the note tells ("five days prior to", within P5D) is that gap: the
+    # gap as told decides, not the day's spread at its ends
     if gap is not None and gap[1] <= window:
         return Comparison(Timing.COMPATIBLE, f"{_order_words(hit)} within {r.within} at {hit.citation}")
     if gap is not None and gap[0] > window:

@@ -113,6 +113,43 @@ def test_an_act_named_as_a_purpose_is_no_earlier_end(note_pipeline, indication, 
         assert "told in the indication, an earlier part of the story" in v.relations[0].explanation
 
 
+def _ask(note_pipeline, text: str, a: tuple[str, str], b: tuple[str, str], rel: str, within: str | None = None):
+    settings = Settings(notes=True)
+    record = load(_with_text(text), settings=settings).for_patient("mts-1430")
+    index = build_index(record, settings, notes=note_pipeline)
+    relation = {"from": "a", "to": "b", "type": rel, **({"within": within} if within else {})}
+    q = VerificationQuery.model_validate({
+        "id": "q", "scope": "patient", "relations": [relation],
+        "events": [{"id": "a", "text": a[0], "kind": a[1]}, {"id": "b", "text": b[0], "kind": b[1]}]})
+    return verify_query(index, q, settings)
+
+
+_OPERATION = ("PROCEDURES PERFORMED: ,Bilateral capsulectomies.,MEDICATIONS: ,She stopped her warfarin five days prior "
+              "to the procedures.  Cefazolin was given during the operation.,")
+
+
+@pytest.mark.parametrize(("a", "rel", "within", "verdict", "cue"), [
+    # "the procedures" names the operation the note lists: warfarin stopped five days before it
+    (("warfarin", "medication"), "before", None, "supported", "five days prior to the procedures"),
+    (("warfarin", "medication"), "before", "P5D", "supported", "five days prior to the procedures"),
+    (("warfarin", "medication"), "after", None, "refuted", "five days prior to the procedures"),
+    (("Cefazolin", "medication"), "overlaps", None, "supported", "during the operation"),
+])
+def test_the_procedure_names_the_notes_operation(note_pipeline, a, rel, within, verdict, cue):
+    v = _ask(note_pipeline, _OPERATION, a, ("capsulectomy", "procedure"), rel, within)
+    assert v.verdict.value == verdict, v.relations[0].explanation
+    (row,) = [e for e in v.evidence if e.kind == "relation"]
+    assert _OPERATION[row.source.start:row.source.end] == cue
+
+
+def test_the_procedure_names_no_condition_of_the_operation_list(note_pipeline):
+    text = ("PROCEDURE: ,Excision of a left breast mass.,MEDICATIONS: ,She stopped her warfarin five days prior "
+            "to the procedure.,")
+    v = _ask(note_pipeline, text, ("warfarin", "medication"), ("breast mass", "condition"), "before")
+    assert v.verdict.value != "supported"
+    assert not any(e.kind == "relation" for e in v.evidence)
+
+
 _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to Augmentin, which caused loose stools, "
              "and then three days prior to admission was given daily 1 g Rocephin and started on azithromycin.")
 
