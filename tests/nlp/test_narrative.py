@@ -88,6 +88,18 @@ def test_told_in_order_in_a_narrative_section():
 
 
 @pytest.mark.parametrize("text", [
+    "HOSPITAL COURSE: She was given vancomycin, and prior to discharge she developed a rash.",
+    "HOSPITAL COURSE: She received vancomycin.  Prior to her transfer, a rash was noted.",
+])
+def test_prior_to_discharge_is_the_end_of_the_story_not_a_step_back(text):
+    placed = told_order(text, span(text, "ancomycin"), span(text, "ash"))
+    assert placed is not None and placed.earlier == span(text, "ancomycin")
+
+
+@pytest.mark.parametrize("text", [
+    # a prior study steps back, whatever follows
+    "HOSPITAL COURSE: She received vancomycin.  A prior CT had shown a rash.",
+    "HOSPITAL COURSE: She received vancomycin.  Prior to admission she had a rash.",
     # one sentence, one clause: a list is not a sequence
     "HISTORY OF PRESENT ILLNESS: She was given vancomycin and a cream for her rash.",
     # a past perfect steps back in time
