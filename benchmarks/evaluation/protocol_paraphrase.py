@@ -119,8 +119,10 @@ def run_t11(cases: list[tuple[Case, Gold]], corpus, splits: Mapping[str, str], *
         p = M.binary(["supported" if verdicts[m][c.id] == "supported" else "not_supported" for c, _ in test])
         per[m] = {**(M.scores(y, p) if test else {}),
                   "same_as_reference": sum(verdicts[m][c.id] == verdicts[REFERENCE][c.id] for c, _ in test)}
+    from medeventgraph.core.index.retrieval.dense_backend import dense_available
+
     return {"methods": per, "n": len(test), "positives": int(y.sum()) if test else 0,
-            "patients": len({c.patient for c, _ in test}),
+            "patients": len({c.patient for c, _ in test}), "dense_installed": dense_available(),
             "threshold_dev": threshold_check([(c, g) for c, g in cases if splits[c.patient] == "dev"], corpus)}
 
 

@@ -168,6 +168,9 @@ def _t11_section(t11: dict) -> list[str]:
           "cannot bind it, the dense channel with a similarity basis can, once replanning engages it "
           "(benchmarks/README.md, T11). Structured record; the search rows at budget 20."), "",
          "| configuration | BA | FSR | supported recall | verdicts identical to S20-dense |", "|---|---|---|---|---|"]
+    if t11.get("dense_installed") is False:  # the S20 rows then measure a search without its dense channel
+        L[3] += (" **The dense extra was not installed in this run (`make eval` installs it): the S20 rows below "
+                 "ran without the dense channel, so they do not measure what their names say.**")
     for m, v in per.items():
         L.append(f"| {_T11_TITLES.get(m, m)} | {_pct(v.get('ba'))} | {_pct(v.get('fsr'))} | "
                  f"{_pct(v.get('sup_recall'))} | {v['same_as_reference']}/{t11['n']} |")
