@@ -3,10 +3,12 @@
 "after starting X she developed Y", "X ... subsequently Y", "Y two days after X", "X followed
 by Y", "Y prior to X", "since starting X", "Y, which began before X": within one sentence or
 across two adjacent sentences. Overlap is stated too: "Y while on X", "while on X, Y", "Y during
-X", "on X when Y" (the two intervals intersect). "X prior to / after / during the procedure" relates X
-to the operation an operative note lists ("PROCEDURES PERFORMED:"), wherever it stands. Narrative order alone (one sentence after another) is never
-an order: without a cue there is no relation. Pure functions over the note text, so the
-contract can re-check a stated order from the two spans and the cue span alone.
+X", "on X when Y" (the two intervals intersect). "X prior to / after / during the procedure"
+relates X to the operation an operative note lists ("PROCEDURES PERFORMED:"), wherever it
+stands. Where no cue relates them, where the note places them may (the order a narrative section
+tells, the phases of its story: nlp/narrative.py), a weaker basis that only ever supports. Pure
+functions over the note text, so the contract can re-check a stated order from the two spans and
+the cue span alone.
 """
 
 from __future__ import annotations

@@ -159,8 +159,8 @@ def _ends_take_part(rule: str, earlier, later, text: str) -> bool:
     present-state overlap says the two events hold now: both mentions must be affirmed, current and
     certain. The past before a present state: a procedure an assessment names is a state it left
     ("a nonhealing amputation"), its act in the past, so it is not the present end. An earlier
-    section: a procedure an indication names is the one the note's procedure does or plans, not an
-    earlier act, so it is not the earlier end. "Prior to the procedure": the end the note lists as
+    section: a procedure named as a purpose ("venogram for lead placement") is done or planned after
+    the words naming it, not an earlier act, so it is not the earlier end. "Prior to the procedure": the end the note lists as
     its operation is that operation only if it is a procedure."""
     from medeventgraph.nlp.narrative import EARLIER_SECTION, PAST_BEFORE_PRESENT, names_purpose
     from medeventgraph.nlp.present_state import BOTH_CURRENT
