@@ -17,7 +17,7 @@ import orjson
 from medeventgraph.fhir_adapters.inflate import TooLarge, fits, inflated_pieces, lines_of
 from medeventgraph.model.outcome import InputError, Issue
 
-__all__ = ["FILE_SUFFIXES", "RawItem", "items_from_json", "read_paths", "shown"]
+__all__ = ["FILE_SUFFIXES", "RawItem", "items_from_json", "parse_json_bytes", "read_paths", "shown"]
 
 FILE_SUFFIXES = (".json", ".ndjson", ".json.gz", ".ndjson.gz")
 _MAX_BUNDLE_DEPTH = 8
@@ -96,7 +96,7 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _parse_json_bytes(raw: bytes | bytearray | memoryview) -> Any:
+def parse_json_bytes(raw: bytes | bytearray | memoryview) -> Any:
     """orjson's parse; where orjson refuses text that is JSON apart from lone UTF-16 surrogates
     in escapes (`"\\ud800"`), the standard library's parser reads it, so that ingest's shape
     check names the resource holding one and skips only that resource, not the whole file.
@@ -128,7 +128,7 @@ def _ndjson(lines: Iterable[bytes | bytearray], name: str, out: list[RawItem], i
             continue
         loc = f"{name} line {n}"
         try:
-            value = _parse_json_bytes(line)
+            value = parse_json_bytes(line)
         except orjson.JSONDecodeError:
             issues.append(Issue("error", "structure", f"{loc}: malformed JSON; line skipped"))
             continue
@@ -175,7 +175,7 @@ def _read_file(p: Path, out: list[RawItem], issues: list[Issue], max_inflated: i
 def _read_document(p: Path, data: bytes | bytearray, out: list[RawItem], issues: list[Issue]) -> None:
     """A JSON file: a Bundle, a resource or a list of them (or NDJSON named .json)."""
     try:
-        value = _parse_json_bytes(data)
+        value = parse_json_bytes(data)
     except orjson.JSONDecodeError:
         # Some exports name NDJSON files .json; one resource per line still parses line by line.
         lines = [ln for ln in data.split(b"\n") if ln.strip()]

@@ -43,11 +43,11 @@ class RunSummary:
     write_back: WriteBackStats | None
 
 
-def _spool(job: ScreenJob) -> Path:
+def _spool(job: ScreenJob, settings: Settings) -> Path:
     spool = job.out / "spool"
     files = input_files(job.input)
     if not spool_is_current(spool, files):
-        build_spool(job.input, spool)
+        build_spool(job.input, spool, settings.max_json_depth)
     return spool
 
 
@@ -68,7 +68,7 @@ def run_screen(job: ScreenJob, settings: Settings) -> RunSummary:
         require("ray")  # before anything is written to job.out
     items = load_items(job.watchlist)
     job.out.mkdir(parents=True, exist_ok=True)
-    spool = _spool(job)
+    spool = _spool(job, settings)
     screened = 0
     with Journal(job.out) as journal:
         con = connect(job.out)

@@ -21,12 +21,16 @@ from typing import IO, Any, cast
 import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
-from medeventgraph.fhir_adapters.reader import items_from_json
+from medeventgraph.fhir_adapters.json_shape import shape_problem
+from medeventgraph.fhir_adapters.reader import items_from_json, parse_json_bytes
 from medeventgraph.model.outcome import InputError, Issue
+from medeventgraph.model.settings import Settings
 
 from .resource_keys import latest_date, owner_of, resource_key
 
 __all__ = ["SCHEMA", "SpoolStats", "build_spool", "input_files", "spool_is_current"]
+
+_DEFAULT_DEPTH: int = Settings.model_fields["max_json_depth"].default  # the settings' default, no env read
 
 SCHEMA = pa.schema([("patient", pa.string()), ("key", pa.string()), ("full_url", pa.string()),
                     ("loc", pa.string()), ("stamp", pa.string()), ("json", pa.binary())])
@@ -136,8 +140,10 @@ def _lines(path: Path, name: str, issues: list[Issue]) -> Iterator[tuple[int, by
                 yield n, line
 
 
-def _add_resources(value: Any, loc: str, out: _Writer, stats: SpoolStats) -> None:
-    """A resource or a Bundle (its entries, ownership resolved inside the Bundle)."""
+def _add_resources(value: Any, loc: str, out: _Writer, stats: SpoolStats, max_depth: int) -> None:
+    """A resource or a Bundle (its entries, ownership resolved inside the Bundle). A resource that
+    breaks a shape rule (too deep, a lone surrogate, a huge integer) is skipped with the rule and
+    its path, as ingest skips it: the spool stores orjson bytes, which it could not be."""
     items, item_issues = items_from_json(value, loc)
     stats.issues.extend(item_issues)
     patients_by_url = {}
@@ -159,6 +165,11 @@ def _add_resources(value: Any, loc: str, out: _Writer, stats: SpoolStats) -> Non
         if key is None:
             stats.issues.append(Issue("error", "required", f"{where}: no resourceType or no id; skipped"))
             continue
+        problem = shape_problem(res, max_depth)
+        if problem is not None:
+            at = f" at {problem.path}" if problem.path else ""
+            stats.issues.append(Issue("error", problem.code, f"{where}: {key.split('/')[0]}: {problem.rule}{at}; skipped"))
+            continue
         owner = owner_of(res, patients_by_url)
         if owner.problem is not None:
             stats.issues.append(Issue("error", "not-found", f"{where}: {key.split('/')[0]}: {owner.problem}; skipped"))
@@ -171,31 +182,32 @@ def _add_resources(value: Any, loc: str, out: _Writer, stats: SpoolStats) -> Non
         stats.shared += patient is None
 
 
-def _spool_file(path: Path, name: str, out: _Writer, stats: SpoolStats) -> None:
+def _spool_file(path: Path, name: str, out: _Writer, stats: SpoolStats, max_depth: int) -> None:
     lower = name.lower()
     if lower.endswith((".json", ".json.gz")) and path.stat().st_size <= _MAX_FILE:
         with _open(path) as f:
             data = f.read(_MAX_FILE + 1)
         try:
-            value = orjson.loads(data)
+            value = parse_json_bytes(data)
         except orjson.JSONDecodeError:
             value = None  # some exports name NDJSON files .json: read it line by line below
         if isinstance(value, dict) and "resourceType" not in value:
             return  # a Bulk Data manifest or other metadata, not a resource
         if value is not None:
-            _add_resources(value, name, out, stats)
+            _add_resources(value, name, out, stats, max_depth)
             return
     for n, line in _lines(path, name, stats.issues):
         try:
-            value = orjson.loads(line)
+            value = parse_json_bytes(line)
         except orjson.JSONDecodeError:
             stats.issues.append(Issue("error", "structure", f"{name} line {n}: malformed JSON; line skipped"))
             continue
-        _add_resources(value, f"{name} line {n}", out, stats)
+        _add_resources(value, f"{name} line {n}", out, stats, max_depth)
 
 
-def build_spool(root: Path, spool: Path) -> SpoolStats:
-    """(Re)build the spool for `root`; the manifest is written last, so a crash means rebuild."""
+def build_spool(root: Path, spool: Path, max_depth: int = _DEFAULT_DEPTH) -> SpoolStats:
+    """(Re)build the spool for `root`; the manifest is written last, so a crash means rebuild.
+    `max_depth`: the nesting a resource may have (the settings' max_json_depth)."""
     files = input_files(root)
     if spool.exists():
         shutil.rmtree(spool)
@@ -206,7 +218,7 @@ def build_spool(root: Path, spool: Path) -> SpoolStats:
     for path in files:
         name = str(path.relative_to(base))
         try:
-            _spool_file(path, name, out, stats)
+            _spool_file(path, name, out, stats, max_depth)
         except (OSError, EOFError) as exc:
             stats.issues.append(Issue("error", "structure", f"{name}: unreadable ({type(exc).__name__}); skipped"))
         out.flush()

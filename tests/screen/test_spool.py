@@ -64,3 +64,28 @@ def test_since_and_patients_and_done_narrow_the_plan(tmp_path: Path) -> None:
     con = connect(tmp_path)
     assert todo_patients(con, spool, Selection(since="2024-01-01"), set()) == ["p1"]
     assert todo_patients(con, spool, Selection(patients=frozenset({"p2", "p3"})), {"p3"}) == ["p2"]
+
+
+def test_a_resource_breaking_a_shape_rule_is_skipped_by_name_and_path_and_the_rest_goes_on(tmp_path: Path) -> None:
+    root = tmp_path / "export"
+    root.mkdir()
+    deep: dict = {"url": "http://example.org/x"}
+    for _ in range(120):  # past the default max_json_depth (100): orjson could not store it
+        deep = {"url": "http://example.org/x", "extension": [deep]}
+    lines = [
+        orjson.dumps({"resourceType": "Patient", "id": "p1"}),
+        # a lone surrogate is JSON that orjson refuses: read, named, skipped
+        b'{"resourceType": "Condition", "id": "c1", "subject": {"reference": "Patient/p1"}, "code": {"text": "\\ud800"}}',
+        orjson.dumps({"resourceType": "Condition", "id": "c2", "subject": {"reference": "Patient/p1"}, "extension": [deep]}),
+        orjson.dumps({"resourceType": "Condition", "id": "c3", "subject": {"reference": "Patient/p1"}}),
+    ]
+    (root / "Patient.ndjson").write_bytes(lines[0] + b"\n")
+    (root / "Condition.ndjson").write_bytes(b"\n".join(lines[1:]) + b"\n")
+    stats = build_spool(root, tmp_path / "spool")
+    diags = [i.diagnostics for i in stats.issues]
+    assert diags[0] == ("Condition.ndjson line 1: Condition: string is not valid Unicode (lone UTF-16 surrogate) "
+                        "at code.text; skipped")
+    assert diags[1].startswith("Condition.ndjson line 2: Condition: nested deeper than 100 levels at extension[0]")
+    assert len(diags) == 2
+    groups = {p: [r[0] for r in rows] for p, rows in patient_groups(tmp_path / "spool", ["p1"])}
+    assert groups == {"p1": ["Condition/c3", "Patient/p1"]}
