@@ -141,9 +141,10 @@ def _lines(path: Path, name: str, issues: list[Issue]) -> Iterator[tuple[int, by
 
 
 def _add_resources(value: Any, loc: str, out: _Writer, stats: SpoolStats, max_depth: int) -> None:
-    """A resource or a Bundle (its entries, ownership resolved inside the Bundle). A resource that
-    breaks a shape rule (too deep, a lone surrogate, a huge integer) is skipped with the rule and
-    its path, as ingest skips it: the spool stores orjson bytes, which it could not be."""
+    """A resource or a Bundle (its entries, ownership resolved inside the Bundle). A resource the
+    spool cannot store as orjson bytes (nested past orjson's limit, a lone surrogate, a huge
+    integer) is skipped with the shape rule it breaks and its path, as ingest would name it; one
+    nested past `max_depth` but within orjson's limit is stored, and ingest skips it per patient."""
     items, item_issues = items_from_json(value, loc)
     stats.issues.extend(item_issues)
     patients_by_url = {}
@@ -165,10 +166,13 @@ def _add_resources(value: Any, loc: str, out: _Writer, stats: SpoolStats, max_de
         if key is None:
             stats.issues.append(Issue("error", "required", f"{where}: no resourceType or no id; skipped"))
             continue
-        problem = shape_problem(res, max_depth)
-        if problem is not None:
-            at = f" at {problem.path}" if problem.path else ""
-            stats.issues.append(Issue("error", problem.code, f"{where}: {key.split('/')[0]}: {problem.rule}{at}; skipped"))
+        try:
+            stored = orjson.dumps(res)
+        except orjson.JSONEncodeError:  # only then walked for the rule it breaks: the common case pays nothing
+            problem = shape_problem(res, max_depth)
+            rule = f"{problem.rule}{f' at {problem.path}' if problem.path else ''}" if problem else "cannot be stored"
+            stats.issues.append(Issue("error", problem.code if problem else "structure",
+                                      f"{where}: {key.split('/')[0]}: {rule}; skipped"))
             continue
         owner = owner_of(res, patients_by_url)
         if owner.problem is not None:
@@ -177,7 +181,7 @@ def _add_resources(value: Any, loc: str, out: _Writer, stats: SpoolStats, max_de
         patient = owner.patient if owner.patient is not None else sole
         if patient is None and key.split("/", 1)[0] not in SHARED_TYPES:
             continue
-        out.add(patient, key, item.full_url, where, latest_date(res), orjson.dumps(res))
+        out.add(patient, key, item.full_url, where, latest_date(res), stored)
         stats.rows += 1
         stats.shared += patient is None
 
