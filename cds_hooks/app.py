@@ -32,8 +32,9 @@ log = logging.getLogger("medeventgraph.cds_hooks")
 
 # A cold record allocates a few hundred thousand small objects (tokens, mentions, graph edges) on a
 # heap the models already made large; at Python's default young-generation threshold (700) the
-# collector then took about a quarter of a cold hook call (make bench measures
-# the two, alternating, in benchmarks/bench_hook.py).
+# collector then took about a quarter of a cold hook call, where torch is not installed (with the
+# dense extra, thinc imports torch, whose objects make full passes rare and this changes little;
+# make bench measures the two, alternating, in benchmarks/bench_hook.py, docs/performance.md).
 # A serving process (warm=True) raises it for its lifetime and restores it on shutdown.
 SERVING_GC_YOUNG_THRESHOLD = 10_000
 
