@@ -40,6 +40,11 @@ _SUFFIXES = (".ndjson", ".ndjson.gz", ".json", ".json.gz")
 SHARED_TYPES = frozenset({"Medication"})
 _MAX_LINE = 64 * 1024 * 1024
 _MAX_FILE = 1024 * 1024 * 1024
+# A Bulk export's gzip files are many gigabytes, so no absolute cap as the CLI's; FHIR NDJSON
+# inflates 7-13 times (the MIMIC demo's files), a decompression bomb up to 1,032 times. Past this
+# ratio (and a floor that spares small files) the rest of the file is skipped, bounding the time.
+_MAX_INFLATION = 200
+_INFLATION_FLOOR = 64 * 1024 * 1024
 _BATCH_ROWS = 2_000
 # Row groups also end at this much JSON: a row group of 2,000 large notes is tens of MB, and a
 # reader holds a whole row group, so memory would grow with the population up to that cap.
@@ -118,24 +123,37 @@ def _open(path: Path) -> IO[bytes]:
     return cast(IO[bytes], gzip.open(path, "rb")) if magic == b"\x1f\x8b" else path.open("rb")
 
 
+def _inflation_limit(path: Path) -> int:
+    """The bytes a file may inflate to before the rest of it is skipped."""
+    return max(_INFLATION_FLOOR, _MAX_INFLATION * path.stat().st_size)
+
+
 def _lines(path: Path, name: str, issues: list[Issue]) -> Iterator[tuple[int, bytes]]:
+    limit = _inflation_limit(path)
     with _open(path) as f:
-        n = 0
+        n = read = 0
         while True:
             try:
                 line = f.readline(_MAX_LINE + 1)
+                read += len(line)
+                if len(line) > _MAX_LINE:
+                    issues.append(Issue("error", "too-long", f"{name} line {n + 1}: longer than {_MAX_LINE} bytes; "
+                                                             "skipped"))
+                    while line and not line.endswith(b"\n") and read <= limit:
+                        line = f.readline(_MAX_LINE)
+                        read += len(line)
+                    line = b"\n"  # counted as the line it was
             except (OSError, EOFError) as exc:
                 issues.append(Issue("error", "structure", f"{name} line {n + 1}: unreadable ({type(exc).__name__}); "
                                                           "rest of file skipped"))
                 return
+            if read > limit:
+                issues.append(Issue("error", "too-costly", f"{name} line {n + 1}: the file inflates past "
+                                                           f"{_MAX_INFLATION} times its size; rest of file skipped"))
+                return
             if not line:
                 return
             n += 1
-            if len(line) > _MAX_LINE:
-                issues.append(Issue("error", "too-long", f"{name} line {n}: longer than {_MAX_LINE} bytes; skipped"))
-                while line and not line.endswith(b"\n"):
-                    line = f.readline(_MAX_LINE)
-                continue
             if line.strip():
                 yield n, line
 
@@ -189,10 +207,11 @@ def _add_resources(value: Any, loc: str, out: _Writer, stats: SpoolStats, max_de
 def _spool_file(path: Path, name: str, out: _Writer, stats: SpoolStats, max_depth: int) -> None:
     lower = name.lower()
     if lower.endswith((".json", ".json.gz")) and path.stat().st_size <= _MAX_FILE:
+        cap = min(_MAX_FILE, _inflation_limit(path))
         with _open(path) as f:
-            data = f.read(_MAX_FILE + 1)
+            data = f.read(cap + 1)
         try:
-            value = parse_json_bytes(data)
+            value = parse_json_bytes(data) if len(data) <= cap else None
         except orjson.JSONDecodeError:
             value = None  # some exports name NDJSON files .json: read it line by line below
         if isinstance(value, dict) and "resourceType" not in value:

@@ -91,3 +91,21 @@ def test_a_resource_breaking_a_shape_rule_is_skipped_by_name_and_path_and_the_re
     assert len(diags) == 2
     groups = {p: [r[0] for r in rows] for p, rows in patient_groups(tmp_path / "spool", ["p1"])}
     assert groups == {"p1": ["Condition/c3", "Patient/p1"]}
+
+
+def test_a_decompression_bomb_is_cut_off_and_the_other_files_go_on(tmp_path: Path, monkeypatch) -> None:
+    import medeventgraph.screen.spool as spool_module
+
+    monkeypatch.setattr(spool_module, "_INFLATION_FLOOR", 1024 * 1024)  # a small bomb suffices to cross it
+    root = tmp_path / "export"
+    root.mkdir()
+    (root / "Patient.ndjson").write_bytes(orjson.dumps({"resourceType": "Patient", "id": "p1"}) + b"\n")
+    bomb = gzip.compress(b"0" * (16 * 1024 * 1024), compresslevel=9)  # ~1,000 times its size
+    assert len(bomb) * spool_module._MAX_INFLATION < 16 * 1024 * 1024
+    (root / "Observation.ndjson.gz").write_bytes(bomb)
+    (root / "Bundle.json.gz").write_bytes(bomb)
+    stats = build_spool(root, tmp_path / "spool")
+    diags = sorted(i.diagnostics for i in stats.issues)
+    assert diags == [f"{name} line 1: the file inflates past {spool_module._MAX_INFLATION} times its size; "
+                     "rest of file skipped" for name in ("Bundle.json.gz", "Observation.ndjson.gz")]
+    assert {p: [r[0] for r in rows] for p, rows in patient_groups(tmp_path / "spool", ["p1"])} == {"p1": ["Patient/p1"]}
