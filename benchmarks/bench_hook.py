@@ -31,7 +31,7 @@ from medeventgraph.cds_hooks.prefetch import PATIENT_PREFETCH
 from medeventgraph.model.settings import Settings
 from queries import make_queries
 
-__all__ = ["bench_hook", "prefetch_for", "serve"]
+__all__ = ["bench_hook", "hook_request", "prefetch_for", "serve"]
 
 # prefetch key -> resource type, read from the service's own templates
 PREFETCH_TYPES = {key: re.split(r"[/?]", template, maxsplit=1)[0] for key, template in PATIENT_PREFETCH.items()}
@@ -139,14 +139,19 @@ def _index_facts(app: Any) -> dict[str, Any]:
             "note_nlp_in_hook": getattr(index, "notes", None) is not None or notes > 0}
 
 
-def bench_hook(path: Path, repeats: int, log=print) -> dict[str, Any]:
+def hook_request(raw: bytes) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """(patient id, prefetch, the first pairwise query) for a bundle's bytes: what every hook bench sends."""
     from bench_ingest import load_record
     from medeventgraph.core.index.patient_index import build_index
 
-    raw = path.read_bytes()
     patient, prefetch = prefetch_for(orjson.loads(raw))
     query = make_queries(list(build_index(load_record(raw), Settings(notes=False)).occurrences.values()))
-    pairwise = query["pairwise"][0].dump()
+    return patient, prefetch, query["pairwise"][0].dump()
+
+
+def bench_hook(path: Path, repeats: int, log=print) -> dict[str, Any]:
+    raw = path.read_bytes()
+    patient, prefetch, pairwise = hook_request(raw)
     out: dict[str, Any] = {"bundle": path.name, "mb": round(len(raw) / 1e6, 3),
                            "request_mb": round(len(_body(VERIFY, patient, prefetch, pairwise, 0)) / 1e6, 3)}
     started = time.perf_counter()
@@ -201,13 +206,7 @@ def gc_threshold_sides(path: Path, calls: int, rounds: int = 2) -> dict[str, Any
 
 def _gc_side(path: Path, side: str, calls: int) -> list[float]:
     """One fresh service: the cold verify call after start, then `calls` more, timed."""
-    from bench_ingest import load_record
-    from medeventgraph.core.index.patient_index import build_index
-
-    raw = path.read_bytes()
-    patient, prefetch = prefetch_for(orjson.loads(raw))
-    query = make_queries(list(build_index(load_record(raw), Settings(notes=False)).occurrences.values()))
-    pairwise = query["pairwise"][0].dump()
+    patient, prefetch, pairwise = hook_request(path.read_bytes())
     with serve({"jwt_required": False}) as (base, _app), httpx.Client(timeout=300) as http:
         if side == "default":
             gc.set_threshold(700, *gc.get_threshold()[1:])

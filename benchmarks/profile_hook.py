@@ -74,19 +74,12 @@ def worker(bundle: Path, calls: int, profile: Path | None) -> dict[str, Any]:
     """One side: warm-up call, then `calls` cold calls; per-call figures."""
     import gc
 
-    import orjson
-    from bench_hook import VERIFY, _body, _fresh, prefetch_for
-    from bench_ingest import load_record
+    from bench_hook import VERIFY, _body, _fresh, hook_request
     from fastapi.testclient import TestClient
     from medeventgraph.cds_hooks import create_app
-    from medeventgraph.core.index.patient_index import build_index
     from medeventgraph.model.settings import Settings
-    from queries import make_queries
 
-    raw = bundle.read_bytes()
-    patient, prefetch = prefetch_for(orjson.loads(raw))
-    query = make_queries(list(build_index(load_record(raw), Settings(notes=False)).occurrences.values()))
-    pairwise = query["pairwise"][0].dump()
+    patient, prefetch, pairwise = hook_request(bundle.read_bytes())
     spent: Counter = Counter()
     _instrument(spent)
     app = create_app(Settings(jwt_required=False, public_base_url="http://testserver", request_deadline_seconds=600))

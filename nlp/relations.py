@@ -117,12 +117,10 @@ def _the_operation(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedO
     mention, second: the operation)."""
     rules = _load_order_rules()
     layout = note_layout(text)
-    roles = {span: (layout.role(i) if (i := layout.sentence_at(span[0])) is not None else None) for span in (a, b)}
     for mention, operation in ((a, b), (b, a)):
-        if roles[operation] not in rules.operation_roles or roles[mention] in rules.operation_roles:
-            continue
         index = layout.sentence_at(mention[0])
-        assert index is not None
+        if index is None or not in_operation_list(text, operation) or in_operation_list(text, mention):
+            continue
         after = text[mention[1]:layout.sentences[index].end]
         for rule in rules.rules:
             if rule.position != "names_operation":
