@@ -128,13 +128,16 @@ class EventTime:
 
     `start`/`end` are timezone-aware. A date-only value has `start` at midnight UTC of that day
     and granularity DAY: its true instant lies anywhere in [start, start + 1 day).
-    `end` is None for instants. Granularity UNKNOWN means no usable time.
+    `end` is None for instants. Granularity UNKNOWN means no usable time. `width`, when set, is
+    narrower than the granularity's span: a range a note tells in words ("for the past 2 days" is
+    between 3 and 1 days before the note) is known to that range, which no calendar unit fits.
     """
 
     start: datetime | None
     end: datetime | None = None
     type: TimeType = TimeType.OCCURRENCE
     granularity: Granularity = Granularity.UNKNOWN
+    width: timedelta | None = None
 
     @property
     def resolved(self) -> bool:
@@ -144,14 +147,19 @@ class EventTime:
         """Earliest and latest instant the start can be, given its granularity."""
         if not self.resolved or self.start is None:
             return None
-        return self.start, self.start + GRANULARITY_SPAN[self.granularity]
+        return self.start, self.start + self.span
 
     def end_window(self) -> tuple[datetime, datetime] | None:
         if not self.resolved:
             return None
         if self.end is None:
             return self.start_window()
-        return self.end, self.end + GRANULARITY_SPAN[self.granularity]
+        return self.end, self.end + self.span
+
+    @property
+    def span(self) -> timedelta:
+        """How far past `start` (or `end`) the true instant may lie."""
+        return self.width if self.width is not None else GRANULARITY_SPAN[self.granularity]
 
 
 UNKNOWN_TIME = EventTime(start=None)

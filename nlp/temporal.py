@@ -399,7 +399,9 @@ def _before(anchor: datetime, n: int, n2: int | None, unit: str, approximate: bo
     lo, hi = lo - half, hi + half  # "about 3 weeks ago": the window holds the stated range
     width = (hi - lo).days
     granularity = Granularity.DAY if width <= 1 else Granularity.WEEK if width <= 7 else Granularity.MONTH
-    return _at(lo, granularity)
+    # the range itself, not the unit's span from `lo`: "for the past 2 days" would otherwise reach
+    # into the note's own day and order nothing against what happened there
+    return EventTime(start=lo, granularity=granularity, width=hi - lo)
 
 
 # How long a unit is (months and years are counted on the calendar), the finest granularity a

@@ -23,6 +23,7 @@ import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import timedelta
 
 import orjson
 from medeventgraph.core.evidence.binding import (
@@ -390,6 +391,10 @@ def bundle_hash(
 
 
 def _encode(obj: object) -> object:
+    if isinstance(obj, EventTime) and obj.width is None:  # a time without a told range keeps the hash it had
+        return {k: getattr(obj, k) for k in obj.__dataclass_fields__ if k != "width"}
     if hasattr(obj, "__dataclass_fields__"):
         return {k: getattr(obj, k) for k in obj.__dataclass_fields__}  # type: ignore[attr-defined]
+    if isinstance(obj, timedelta):
+        return obj.total_seconds()
     raise TypeError(type(obj).__name__)

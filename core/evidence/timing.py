@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 
 from medeventgraph.core.query.model import RelationType
-from medeventgraph.model.occurrence import GRANULARITY_SPAN, EventTime, Granularity, TimeType
+from medeventgraph.model.occurrence import EventTime, Granularity, TimeType
 
 __all__ = ["Comparison", "Span", "Timing", "Window", "compare", "longest_gap", "shift", "span_of"]
 
@@ -64,7 +64,7 @@ class Span:
 
 
 def _window(dt: datetime, t: EventTime) -> Window:
-    return Window(dt, shift(dt, GRANULARITY_SPAN[t.granularity] - _TICK))
+    return Window(dt, shift(dt, t.span - _TICK))
 
 
 def span_of(time: EventTime, documented: EventTime | None = None, open_end: bool = False) -> Span | None:

@@ -148,3 +148,16 @@ def test_a_later_mention_of_an_open_recorded_episode_does_not_time_its_onset(run
     assert v.verdict.value == "refuted" and v.failure.value == "opposite_order"
     mention = next(e for e in v.evidence if e.origin == "note")
     assert mention.time.start.startswith("2024-01-06")  # the sentence's time is kept, it just cannot time the onset
+
+
+@pytest.mark.parametrize(("first", "second", "verdict"), [
+    ("fever", "cough", "supported"),
+    ("cough", "fever", "refuted"),
+])
+def test_how_long_each_complaint_has_lasted_orders_their_onsets(run, first, second, verdict):
+    # written for this test: the counts of a list each time their own complaint
+    note = "HISTORY OF PRESENT ILLNESS: She has had 3 days of fever and 1 day of cough."
+    v = run(_bundle(note), _query(first, second, None))
+    assert v.verdict.value == verdict
+    words = {e.time.words for e in v.evidence if e.origin == "note" and e.kind != "relation"}
+    assert words == {"3 days of", "1 day of"}

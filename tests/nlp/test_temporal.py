@@ -140,6 +140,45 @@ def test_how_long_a_complaint_has_lasted_times_its_onset(finder, sentence, expre
     assert t.approximate and lo <= NOTE - timedelta(days=before) <= hi
 
 
+@pytest.mark.parametrize(("sentence", "expression", "before"), [
+    ("She has had 3 days of fever.", "3 days of", 3),
+    ("A 70-year-old man who presented with 6 hours of chest pressure.", "6 hours of", 0),
+    ("She reports 2 weeks of nausea.", "2 weeks of", 14),
+    ("A 90-year-old woman with several days of lethargy.", "several days of", 4),
+])
+def test_a_count_of_units_of_a_complaint_times_its_onset(finder, sentence, expression, before):
+    (t,) = [t for t in finder.find(sentence, ANCHORS) if t.text == expression]
+    lo, hi = t.time.start_window()
+    assert t.rule_id == "units-of-complaint" and t.approximate
+    assert lo <= NOTE - timedelta(days=before) <= hi or before == 0 and hi > lo
+
+
+def test_a_range_of_days_ends_before_the_notes_day(finder):
+    """'for the past 2 days' began 1 to 3 days before the note: its window is that range, not a
+    week from its first day, which would reach past the note's day and order nothing against it."""
+    (t,) = finder.find("She has been vomiting for the past 2 days.", ANCHORS)
+    lo, hi = t.time.start_window()
+    assert t.time.granularity is Granularity.WEEK and hi - lo == timedelta(days=2)
+    assert hi <= datetime(2024, 1, 15, tzinfo=UTC)
+
+
+def test_two_counts_in_one_list_each_time_their_own_complaint(finder):
+    sentence = "She has had 3 days of fever and 1 day of cough."
+    fever, cough = finder.find(sentence, ANCHORS)
+    assert (fever.text, cough.text) == ("3 days of", "1 day of")
+    assert fever.time.start_window()[1] <= cough.time.start_window()[0]
+
+
+@pytest.mark.parametrize("sentence", [
+    "We will see him again after 2 weeks of treatment.",  # a course, not an onset
+    "She was treated with 7 days of ciprofloxacin.",
+    "Plan was to complete additional 10 days of antibiotics.",
+    "Mom smoked up to the last 5 months of the pregnancy.",
+])
+def test_a_course_given_is_no_onset(finder, sentence):
+    assert [t for t in finder.find(sentence, ANCHORS) if t.rule_id == "units-of-complaint"] == []
+
+
 def test_a_duration_of_a_past_course_is_no_time(finder):
     assert finder.find("He took steroids for about 3 days and stopped.", ANCHORS) == ()
 
