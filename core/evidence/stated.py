@@ -109,9 +109,15 @@ def _text(documents: Mapping[str, NoteDocument], reference: str, attachment: int
     return next((t.text for t in doc.texts if t.attachment == attachment), None)
 
 
+_TOLD = (Origin.NOTE, Origin.DERIVED)
+
+
 def _note_items(items: Iterable, event: str) -> list:
-    return [i for i in items if i.origin is Origin.NOTE and event in i.events and i.source.start is not None
+    """Items told at a span of a note: its mentions, and findings derived from a value it states
+    ("potassium was 6.1" for hyperkalemia), which are told where the value is."""
+    return [i for i in items if i.origin in _TOLD and event in i.events and i.source.start is not None
             and i.source.end is not None]
+
 
 
 def _cue_id(reference: str, attachment: int, start: int, end: int) -> str:

@@ -239,3 +239,29 @@ def test_a_condition_the_note_states_as_a_value(note_pipeline, note: str, questi
     assert verdict.verdict.value == "supported"
     derived = [e for e in verdict.evidence if e.origin == "derived" and e.polarity == "supports"]
     assert [note[e.source.start:e.source.end] for e in derived] == [cited]
+
+
+@pytest.mark.parametrize(("note", "first", "second", "verdict"), [
+    # written for this test: a finding derived from a value is told where its value is
+    ("HOSPITAL COURSE: On admission potassium was 6.1. Insulin and dextrose were given.",
+     "hyperkalemia", "insulin", "supported"),
+    ("HOSPITAL COURSE: On arrival BP was 80/40, and norepinephrine was then started.",
+     "hypotension", "norepinephrine", "supported"),
+    # a cue's reverse order refutes (the order of telling only ever supports)
+    ("HOSPITAL COURSE: BP was 80/40 and subsequently norepinephrine was started.",
+     "norepinephrine", "hypotension", "refuted"),
+])
+def test_a_finding_from_a_value_takes_the_order_its_value_is_told_in(note_pipeline, note, first, second, verdict):
+    from medeventgraph.core.answer import verify_query
+    from medeventgraph.core.query.model import VerificationQuery
+
+    settings = Settings(notes=True)
+    index = build_index(select_patient(load(_record(note), settings=settings), "p"), settings, notes=note_pipeline)
+    query = VerificationQuery.model_validate({
+        "id": "q", "events": [{"id": "a", "text": first}, {"id": "b", "text": second}],
+        "relations": [{"from": "a", "to": "b", "type": "before"}]})
+    v = verify_query(index, query, settings)
+    assert v.verdict.value == verdict
+    (relation,) = v.relations
+    derived = next(e for e in v.evidence if e.origin == "derived")
+    assert relation.stated and derived.occurrence in relation.pair

@@ -192,6 +192,9 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         ("The hypotension responded promptly to fluid boluses.", "hypotension", "fluid boluses",
          "responded promptly to"),
         ("His pain resolved with morphine.", "pain", "morphine", "resolved with"),
+        ("Her chest pain was relieved by sublingual nitroglycerin.", "chest pain", "nitroglycerin", "relieved by"),
+        ("The headache was only partially alleviated by acetaminophen.", "headache", "acetaminophen",
+         "alleviated by"),
         # a problem that got better after an act was there before it, not after it
         ("Her chest pain resolved after sublingual nitroglycerin.", "chest pain", "nitroglycerin",
          "resolved after"),
