@@ -177,6 +177,11 @@ _HEADING = re.compile(
 _END = re.compile(r"[.!?](?=[\s,]|$)")
 _NO_END = re.compile(r"\b(?:dr|mr|mrs|ms|st|vs|no|approx|e\.g|i\.e|p\.o|b\.i\.d|t\.i\.d|q\.i\.d|a\.m|p\.m|"
                      r"[a-z])$", re.IGNORECASE)
+# A time of day or a dosing abbreviation often ends its sentence ("Chest pain began at 2 a.m. He
+# was taken ..."): it does when a word that opens a clause follows, in capitals; a title never does.
+_CLOSING_ABBREVIATION = re.compile(r"\b(?:a\.m|p\.m|p\.o|b\.i\.d|t\.i\.d|q\.i\.d)$", re.IGNORECASE)
+_OPENER = re.compile(r"\s+(?:He|She|They|The|His|Her|Their|It|This|That|We|I|There|Patient|On|At|In|After|"
+                     r"Then|Subsequently|Later|Initially)\b")
 
 
 @cache
@@ -217,7 +222,9 @@ def note_layout(text: str) -> NoteLayout:
     for index, lo, hi in bounds:
         start = lo
         for m in _END.finditer(text, lo, hi):
-            if _NO_END.search(text[max(lo, m.start() - 6):m.start()]):
+            before = text[max(lo, m.start() - 6):m.start()]
+            if _NO_END.search(before) and not (_CLOSING_ABBREVIATION.search(before)
+                                               and _OPENER.match(text, m.end(), hi)):
                 continue
             _add(sentences, text, start, m.end(), index)
             start = m.end()

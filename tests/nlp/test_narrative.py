@@ -374,3 +374,24 @@ def test_clauses_of_one_sentence_are_told_in_order(text, earlier, later):
 ])
 def test_clauses_that_tell_no_order(text):
     assert told_order(text, span(text, "ceftriaxone"), span(text, "aspirin")) is None
+
+
+@pytest.mark.parametrize(("text", "sentences"), [
+    # written for this test: a time of day or a dose ends its sentence before a clause's opening word
+    ("HISTORY OF PRESENT ILLNESS: Chest pain began at 2 a.m. He was taken for catheterization at 6 a.m.",
+     ["Chest pain began at 2 a.m.", "He was taken for catheterization at 6 a.m."]),
+    ("HOSPITAL COURSE: She was given metoprolol 25 mg p.o. b.i.d. The rate slowed.",
+     ["She was given metoprolol 25 mg p.o. b.i.d.", "The rate slowed."]),
+    # a title, or a word that opens no clause, goes on
+    ("PLAN: Lasix 40 mg p.o. Dr. Smith will follow.", ["Lasix 40 mg p.o. Dr. Smith will follow."]),
+    ("HISTORY OF PRESENT ILLNESS: She took it at 8 a.m. Monday.", ["She took it at 8 a.m. Monday."]),
+])
+def test_a_time_of_day_or_a_dose_ends_its_sentence_before_a_new_clause(text, sentences):
+    layout = note_layout(text)
+    assert [text[s.start:s.end] for s in layout.sentences] == sentences
+
+
+def test_clock_times_told_in_order_across_a_time_of_day():
+    text = "HISTORY OF PRESENT ILLNESS: Chest pain began at 2 a.m. He was taken for catheterization at 6 a.m."
+    placed = told_order(text, span(text, "catheterization"), span(text, "Chest pain"))
+    assert placed is not None and placed.rule == TOLD_IN_ORDER and placed.earlier == span(text, "Chest pain")
