@@ -144,7 +144,7 @@ class EventTime:
         return self.start is not None and self.granularity is not Granularity.UNKNOWN
 
     def start_window(self) -> tuple[datetime, datetime] | None:
-        """Earliest and latest instant the start can be, given its granularity."""
+        """Earliest and latest instant the start can be, given its granularity (or its told width)."""
         if not self.resolved or self.start is None:
             return None
         return self.start, self.start + self.span

@@ -119,7 +119,6 @@ def _note_items(items: Iterable, event: str) -> list:
             and i.source.end is not None]
 
 
-
 def _cue_id(reference: str, attachment: int, start: int, end: int) -> str:
     prefix = f"a{attachment}" if attachment else ""
     return f"{reference}#{prefix}s{start}-{end}"
