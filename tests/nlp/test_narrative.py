@@ -343,6 +343,11 @@ def test_a_hedge_right_before_a_mention(text, words, expected):
     ("HOSPITAL COURSE: He was treated with heparin and discharged home on warfarin.", "heparin", "warfarin"),
     ("HISTORY OF PRESENT ILLNESS: She was seen, diagnosed with strep throat and treated with amoxicillin.",
      "strep throat", "amoxicillin"),
+    # a clause whose subject is a noun, not a pronoun: a test that showed, a value that fell
+    ("HOSPITAL COURSE: Chest x-ray demonstrated a pneumothorax, and a chest tube was placed.",
+     "pneumothorax", "chest tube"),
+    ("HOSPITAL COURSE: Her sodium dropped to 121 and she was given hypertonic saline.",
+     "sodium", "hypertonic saline"),
 ])
 def test_clauses_of_one_sentence_are_told_in_order(text, earlier, later):
     a, b = span(text, earlier), span(text, later)
@@ -369,6 +374,10 @@ def test_clauses_of_one_sentence_are_told_in_order(text, earlier, later):
     # the later clause steps back in time, or is in the present
     "HOSPITAL COURSE: She was given ceftriaxone, and she had been on aspirin.",
     "HOSPITAL COURSE: She was given ceftriaxone, and she takes aspirin.",
+    # a noun and a participle that is no verb of its own: a plan, a finding, a comparison
+    "HOSPITAL COURSE: She was given ceftriaxone, and aspirin will be started in the morning.",
+    "HOSPITAL COURSE: She was given ceftriaxone, and aspirin levels elevated at 30.",
+    "HOSPITAL COURSE: She was given ceftriaxone, and aspirin is planned for the morning.",
     # not a narrative section
     "PLAN: The ceftriaxone was discussed and aspirin was declined.",
 ])
