@@ -48,7 +48,9 @@ _PREFILTER = re.compile(r"\d|yesterday|today|tonight|tomorrow|morning|afternoon|
                         r"earlier|prior|previous|preceding|thereafter|before th|after th|day before|POD|post-?op|"
                         r"(?:after|following|of|before|to)\s+(?:(?:his|her|the|this)\s+)?(?:surgery|operation|procedure)|"
                         r"\b(?:in|within)\s+(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-                        r"few|couple|about|approximately|around|roughly)\b|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec",
+                        r"few|couple|about|approximately|around|roughly)\b|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
+                        r"\b(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|couple|several)"
+                        r"[-\s](?:hours?|days?|weeks?|months?|years?)\b",
                         re.IGNORECASE)
 _NUMBER_INSIDE = re.compile(r"\b\d+\.\d+\b")
 _CLOCK = re.compile(r"\d{1,2}:\d{2}|\d\s*(?:a\.?m\.?|p\.?m\.?)|o'clock|\bhours?\s+ago|\bminutes?\s+ago",
@@ -142,7 +144,8 @@ class TimeFinder:
         for rule in self._rules.rules:
             if rule.requires is not None and not rule.requires.search(sentence):
                 continue
-            matches = tuple(rule.pattern.finditer(sentence))
+            matches = tuple(m for m in rule.pattern.finditer(sentence)
+                            if rule.lead is None or _led(rule.lead, sentence, m.start()))
             if matches:
                 out.append((rule, matches))
         return tuple(out)
@@ -426,6 +429,18 @@ _CLAUSE_MARK = re.compile(r"[,;:]|\band\b|\bbut\b", re.IGNORECASE)
 def _clause_start(sentence: str, before: int) -> int:
     marks = list(_CLAUSE_MARK.finditer(sentence, 0, before))
     return marks[-1].end() if marks else 0
+
+
+def _led(lead: re.Pattern[str], sentence: str, at: int) -> bool:
+    """Does `lead` govern the time at `at`: its last match before it in the sentence part (up to a
+    ';' or ':'), with no verb of another clause between ("has had dyspnea for 2 months and edema
+    for 2 weeks": both; "has had diabetes and was treated with insulin for 2 years": not the
+    course)?"""
+    part = max(sentence.rfind(";", 0, at), sentence.rfind(":", 0, at)) + 1
+    found = None
+    for found in lead.finditer(sentence, part, at):
+        pass
+    return found is not None and _PAST_BEFORE.search(sentence, found.end(), at) is None
 
 
 def _vague(m: re.Match[str]) -> bool:

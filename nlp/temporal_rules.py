@@ -33,6 +33,7 @@ class TemporalRule:
     pattern: re.Pattern[str]
     approximate: bool = False  # a range around the shifted day, not the day itself
     requires: re.Pattern[str] | None = None  # read only in a sentence that also holds this ("follow up" for "in 2 weeks")
+    lead: re.Pattern[str] | None = None  # read only where its own clause holds this before it ("has had" for "for 3 years")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +68,9 @@ def _temporal_rules(raw: dict) -> TemporalRules:
     for r in raw["rules"]:
         if r["shift"] not in _SHIFTS:
             raise ValueError(f"temporal rule {r['id']}: unknown shift {r['shift']!r}")
-        requires = re.compile(r["requires"], re.IGNORECASE) if "requires" in r else None
+        requires, lead = (re.compile(r[k], re.IGNORECASE) if k in r else None for k in ("requires", "lead"))
         rules.append(TemporalRule(str(r["id"]), _anchor(r["anchor"], r["id"]), r["shift"],
                                   re.compile(r["pattern"], re.IGNORECASE), bool(r.get("approximate", False)),
-                                  requires))
+                                  requires, lead))
     age = re.compile(raw["stated_age"], re.IGNORECASE) if "stated_age" in raw else None
     return TemporalRules({str(k): int(v) for k, v in raw["numbers"].items()}, headers, tuple(rules), age)

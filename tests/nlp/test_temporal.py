@@ -136,6 +136,10 @@ def test_approximate_weeks_hold_the_stated_range(finder):
     ("A 70-year-old man who presented with 6 hours of chest pressure.", "6 hours of", 0),
     ("She reports 2 weeks of nausea.", "2 weeks of", 14),
     ("A 90-year-old woman with several days of lethargy.", "several days of", 4),
+    # "for" a count, in a clause whose present perfect says it lasts to now
+    ("He has had knee pain for ten years.", "for ten years", 3650),
+    ("She has been on metformin for about 5 years.", "for about 5 years", 1826),
+    ("He has been having headaches for 2 weeks.", "for 2 weeks", 14),
 ])
 def test_how_long_a_complaint_has_lasted_times_its_onset(finder, sentence, expression, before):
     """A stated duration up to the note ('for the past 3 days') places the onset that long before
@@ -169,6 +173,22 @@ def test_two_counts_in_one_list_each_time_their_own_complaint(finder):
 ])
 def test_a_course_given_is_no_onset(finder, sentence):
     assert [t for t in finder.find(sentence, ANCHORS) if t.rule_id == "units-of-complaint"] == []
+
+
+def test_a_list_under_one_perfect_times_each_of_its_complaints(finder):
+    dyspnea, edema = finder.find("He has had dyspnea for 2 months and edema for 2 weeks.", ANCHORS)
+    assert (dyspnea.rule_id, edema.rule_id) == ("perfect-for-units", "perfect-for-units")
+    assert dyspnea.time.start_window()[1] <= edema.time.start_window()[0]
+
+
+@pytest.mark.parametrize("sentence", [
+    "He has had diabetes and was treated with insulin for 2 years.",  # another clause's verb: a course
+    "The patient has been taken off Coumadin for five days.",  # stopped, not begun
+    "She was treated with antibiotics for 7 days.",  # no perfect: a past course
+    "He has had a cough for the past 3 days.",  # 'the past' is duration-to-now's
+])
+def test_for_a_count_without_its_perfect_is_no_onset(finder, sentence):
+    assert [t for t in finder.find(sentence, ANCHORS) if t.rule_id == "perfect-for-units"] == []
 
 
 def test_a_duration_of_a_past_course_is_no_time(finder):
