@@ -49,8 +49,10 @@ _PREFILTER = re.compile(r"\d|yesterday|today|tonight|tomorrow|morning|afternoon|
                         r"(?:after|following|of|before|to)\s+(?:(?:his|her|the|this)\s+)?(?:surgery|operation|procedure)|"
                         r"\b(?:in|within)\s+(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                         r"few|couple|about|approximately|around|roughly)\b|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
-                        r"\b(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|couple|several)"
-                        r"[-\s](?:hours?|days?|weeks?|months?|years?)\b",
+                        # a count in words of a complaint's units; not "a day", which every dosing sig holds
+                        r"\bfor\s+(?:\w+\s+)?(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|"
+                        r"couple|several)\s+(?:hours?|days?|weeks?|months?|years?)|\b(?:one|two|three|four|five|six|"
+                        r"seven|eight|nine|ten|eleven|twelve|few|couple|several)[-\s](?:hours?|days?|weeks?|months?)\s+of\b",
                         re.IGNORECASE)
 _NUMBER_INSIDE = re.compile(r"\b\d+\.\d+\b")
 _CLOCK = re.compile(r"\d{1,2}:\d{2}|\d\s*(?:a\.?m\.?|p\.?m\.?)|o'clock|\bhours?\s+ago|\bminutes?\s+ago",
