@@ -439,10 +439,8 @@ def _led(lead: re.Pattern[str], sentence: str, at: int) -> bool:
     for 2 weeks": both; "has had diabetes and was treated with insulin for 2 years": not the
     course)?"""
     part = max(sentence.rfind(";", 0, at), sentence.rfind(":", 0, at)) + 1
-    found = None
-    for found in lead.finditer(sentence, part, at):
-        pass
-    return found is not None and _PAST_BEFORE.search(sentence, found.end(), at) is None
+    leads = [m.end() for m in lead.finditer(sentence, part, at)]
+    return bool(leads) and _PAST_BEFORE.search(sentence, leads[-1], at) is None
 
 
 def _vague(m: re.Match[str]) -> bool:

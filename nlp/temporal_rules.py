@@ -33,7 +33,7 @@ class TemporalRule:
     pattern: re.Pattern[str]
     approximate: bool = False  # a range around the shifted day, not the day itself
     requires: re.Pattern[str] | None = None  # read only in a sentence that also holds this ("follow up" for "in 2 weeks")
-    lead: re.Pattern[str] | None = None  # read only where its own clause holds this before it ("has had" for "for 3 years")
+    lead: re.Pattern[str] | None = None  # read only where this governs it ("has had" for "for 3 years"): temporal._led
 
 
 @dataclass(frozen=True, slots=True)
