@@ -52,6 +52,9 @@ class PhraseRules:
     organ_adjectives: dict[str, str] = field(default_factory=dict)  # "ureteral" -> "ureter", "renal" -> "kidney"
     clipped_forms: dict[str, str] = field(default_factory=dict)  # "staph" -> "staphylococcus"
     act_words: tuple[tuple[str, ...], ...] = ()  # ("place", "insert", "pass", ...): one act, told by any
+    verb_nouns: tuple[tuple[str, str], ...] = ()  # ("ure", "e"): closure -> close, where "close" is a verb
+    not_verb_nouns: frozenset[str] = frozenset()  # "pressure": no pressing
+    passive_auxiliaries: frozenset[str] = frozenset()  # "was": "the fascia was closed"
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PhraseRules:
@@ -66,7 +69,10 @@ class PhraseRules:
                    {k.lower(): v.lower() for k, v in data.get("word_parts", {}).items()},
                    {k.lower(): v.lower() for k, v in data.get("organ_adjectives", {}).items()},
                    {k.lower(): v.lower() for k, v in data.get("clipped_forms", {}).items()},
-                   tuple(tuple(w.lower() for w in group) for group in data.get("act_words", ())))
+                   tuple(tuple(w.lower() for w in group) for group in data.get("act_words", ())),
+                   tuple((str(end), str(verb_end)) for end, verb_end in data.get("verb_nouns", ())),
+                   frozenset(w.lower() for w in data.get("not_verb_nouns", ())),
+                   frozenset(w.lower() for w in data.get("passive_auxiliaries", ())))
 
 
 @cache
@@ -171,7 +177,7 @@ class Stems:
         first letters, "ectom" where an '-ectomy' word may fill it, a short form that spells it."""
         found = self._cues.get(slot)
         if found is None:
-            out = {alt[:3] for alt in slot}
+            out = {alt.removeprefix(_PARTICIPLE)[:3] for alt in slot}
             acts = {self.stem(a) for a in self._rules.ectomy_actions} | {self.stem(o) for _, o in self._rules.combining_forms}
             if slot & acts:
                 out.add("ectom")
@@ -184,7 +190,14 @@ class Stems:
     def bag(self, sentence: str) -> frozenset[str]:
         """Every stem a sentence's words can fill a slot with: a sentence lacking one of a
         phrase's slots is not searched (its words' stems are memoised, the bag is not: cheap)."""
-        return frozenset().union(*(self.of(w) for w, _, _ in _words_of(sentence) if w[0].isalnum()))
+        words = _words_of(sentence)
+        return frozenset().union(*(self.filled_by(words, j) for j, (w, _, _) in enumerate(words) if w[0].isalnum()))
+
+    def filled_by(self, words: Sequence[tuple[str, int, int]], j: int) -> frozenset[str]:
+        """The stems word j fills a slot with; after a passive auxiliary also the participle's
+        marked stems ("was closed": the slot of "closure")."""
+        have = self.of(words[j][0])
+        return have | frozenset(_PARTICIPLE + s for s in have) if _after_auxiliary(words, j, self._rules) else have
 
     def _verb_forms(self, lower: str) -> frozenset[str]:
         # A query's word may be told by its verb's irregular forms ("fall": she fell; "swelling":
@@ -192,6 +205,20 @@ class Stems:
         if lower in self._rules.modifier_words:
             return frozenset()
         return frozenset(self.stem(f) for f in self._wordforms.verb_forms(lower))
+
+    def _as_participle(self, lower: str) -> frozenset[str]:
+        # The stemmer leaves some nouns apart from their verbs ("closure" closur, "closed" close;
+        # "division" divis, "divided" divid). Such a noun is told by its verb only as a passive
+        # participle, the noun's subject before it ("the fascia was closed", "the vessel was
+        # divided"): an active verb has another object ("he failed extubation" tells no failure).
+        if not lower.isalpha() or len(lower) < 5:
+            return frozenset()
+        noun = self._wordforms.lemma(lower)
+        if noun in self._rules.not_verb_nouns:
+            return frozenset()
+        return frozenset(_PARTICIPLE + self.stem(verb) for end, verb_end in self._rules.verb_nouns
+                         if noun.endswith(end) and len(noun) - len(end) >= 3
+                         and self._wordforms.is_verb(verb := noun[: len(noun) - len(end)] + verb_end))
 
     def _ectomy(self, lower: str) -> frozenset[str]:
         if not lower.endswith(("ectomy", "ectomies")):
@@ -217,7 +244,7 @@ class Stems:
             qualifier = self.qualifier(parts[0]) if len(parts) > 1 else None
             return [slots[0] | qualifier, *slots[1:]] if qualifier is not None else slots
         if not lower.endswith(("ectomy", "ectomies")):
-            return [self.of(word) | self._verb_forms(lower)]
+            return [self.of(word) | self._verb_forms(lower) | self._as_participle(lower)]
         root = lower[: lower.rindex("ectom")]
         organ = next((o for prefix, o in self._rules.combining_forms if root.endswith(prefix)), None)
         acts = frozenset(self.stem(a) for a in self._rules.ectomy_actions) | {self.stem(lower)}
@@ -228,6 +255,18 @@ class Stems:
 def shared_stems() -> Stems:
     """One Stems for checks outside a pipeline (the contract's re-check): read-only tables."""
     return Stems(WordForms(), load_phrase_rules())
+
+
+_PARTICIPLE = "="  # marks a verb's stem that fills a slot only as a passive participle (`Stems._as_participle`)
+
+
+def _after_auxiliary(words: Sequence[tuple[str, int, int]], j: int, rules: PhraseRules) -> bool:
+    """Word j follows a passive auxiliary, perhaps with one adverb between ("was then closed")."""
+    before = [w.lower() for w, _, _ in words[max(0, j - 2):j]]
+    if before and before[-1] in rules.passive_auxiliaries:
+        return True
+    return len(before) == 2 and before[0] in rules.passive_auxiliaries and (
+        before[1] in rules.function_words or before[1].endswith("ly"))
 
 
 def _capitals(word: str) -> bool:
@@ -313,7 +352,7 @@ def _window(words: Sequence[tuple[str, int, int]], i: int, slots: tuple[frozense
             return None
         if not word[0].isalnum() or lower in rules.function_words or j in linked:
             continue
-        have = stems.of(word)
+        have = stems.filled_by(words, j)
         filled = [k for k in open_slots if slots[k] & have]
         if not filled:
             if j == i:

@@ -94,6 +94,10 @@ class WordForms:
         forms = self._inflections(verb[0], upos="VERB")
         return tuple(dict.fromkeys((verb[0], *(f for group in forms.values() for f in group))))
 
+    def is_verb(self, lemma: str) -> bool:
+        """Whether lemminflect's tables hold this word as a verb's lemma (not its out-of-vocabulary rules)."""
+        return bool(self._inflections(lemma, upos="VERB"))
+
     def text_key(self, text: str) -> str:
         """The key of a word as written in a note."""
         key = self._text_keys.get(text)

@@ -30,7 +30,8 @@ LEXICON = load_lexicon()
      ("LP", "lumbar puncture"), ("spinal tap", "lumbar puncture"), ("emesis", "vomiting"),
      ("ophthalmology exam", "eye examination"), ("tachycardic", "tachycardia"), ("hypoxemia", "hypoxia"),
      ("PRBCs", "blood transfusion"), ("endotracheal intubation", "mechanical ventilation"),
-     ("upper endoscopy", "endoscopy")],
+     ("upper endoscopy", "endoscopy"), ("general anesthesia", "anesthesia"),
+     ("general endotracheal anesthesia", "anesthesia")],
 )
 def test_names_clinicians_write(written, concept):
     assert LEXICON.expand(written).concepts == (concept,)

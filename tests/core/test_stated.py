@@ -158,6 +158,9 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
     ("sentence", "earlier", "later", "cue"),
     [
         ("After starting vancomycin she developed a rash.", "vancomycin", "rash", "After"),
+        # an operative note's "after adequate anesthesia" words the act before the cue's object
+        ("After adequate general anesthesia, the abdomen was prepped.", "general anesthesia", "abdomen", "After"),
+        ("After successful induction of anesthesia, an incision was made.", "anesthesia", "incision", "After"),
         ("She was given Paxil and Tramadol and subsequently developed an unfortunate side effect of seizure.",
          "Tramadol", "seizure", "subsequently"),
         ("Cr bumped to 2.3 two days after vanc was begun.", "vanc", "Cr", "two days after"),
