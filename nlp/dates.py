@@ -226,6 +226,8 @@ def nearest_time(
         after = sentence[end:t.start]
         return _CAUSE_AFTER.search(after) is not None or _NEW_SUBJECT_AFTER.search(after) is not None
 
-    cause = sentence is not None and _CAUSE_BEFORE.search(sentence[:start]) is not None
-    usable = [t for t in times if not _across_sequence(t) and not (cause and t.end <= start) and not _past_cause(t)]
+    # the cause's words may be the time's own ("2 weeks out from her repair"): only a time before them
+    cause = _CAUSE_BEFORE.search(sentence[:start]) if sentence is not None else None
+    usable = [t for t in times if not _across_sequence(t) and not (cause and t.end <= cause.start())
+              and not _past_cause(t)]
     return min(usable, key=distance) if usable else None

@@ -52,6 +52,8 @@ class PhraseRules:
     organ_adjectives: dict[str, str] = field(default_factory=dict)  # "ureteral" -> "ureter", "renal" -> "kidney"
     clipped_forms: dict[str, str] = field(default_factory=dict)  # "staph" -> "staphylococcus"
     act_words: tuple[tuple[str, ...], ...] = ()  # ("place", "insert", "pass", ...): one act, told by any
+    noun_verbs: tuple[tuple[str, ...], ...] = ()  # ("loss", "lose"): a noun and its verb the stemmer cannot join
+    measure_words: dict[str, str] = field(default_factory=dict)  # "pounds" -> "weight"
     verb_nouns: tuple[tuple[str, str], ...] = ()  # ("ure", "e"): closure -> close, where "close" is a verb
     not_verb_nouns: frozenset[str] = frozenset()  # "pressure": no pressing
     passive_auxiliaries: frozenset[str] = frozenset()  # "was": "the fascia was closed"
@@ -70,6 +72,8 @@ class PhraseRules:
                    {k.lower(): v.lower() for k, v in data.get("organ_adjectives", {}).items()},
                    {k.lower(): v.lower() for k, v in data.get("clipped_forms", {}).items()},
                    tuple(tuple(w.lower() for w in group) for group in data.get("act_words", ())),
+                   tuple(tuple(w.lower() for w in group) for group in data.get("noun_verbs", ())),
+                   {k.lower(): v.lower() for k, v in data.get("measure_words", {}).items()},
                    tuple((str(end), str(verb_end)) for end, verb_end in data.get("verb_nouns", ())),
                    frozenset(w.lower() for w in data.get("not_verb_nouns", ())),
                    frozenset(w.lower() for w in data.get("passive_auxiliaries", ())))
@@ -92,9 +96,11 @@ class Stems:
         self._memo: dict[str, frozenset[str]] = {}
         self._cues: dict[frozenset[str], tuple[str, ...]] = {}
         self._parts = {self.stem(k): v for k, v in rules.word_parts.items()}  # by the word's stem: every form
-        # an organ's adjective and its noun, a clipped word and the whole one, the verbs of one act: one slot
+        # an organ's adjective and its noun, a clipped word and the whole one, the verbs of one act, a
+        # noun and its verb, a measure and what it measures: one slot
         self._same: dict[str, frozenset[str]] = {}
-        for group in (*rules.organ_adjectives.items(), *rules.clipped_forms.items(), *rules.act_words):
+        for group in (*rules.organ_adjectives.items(), *rules.clipped_forms.items(), *rules.act_words,
+                      *rules.noun_verbs, *rules.measure_words.items()):
             same = frozenset(self.stem(w) for w in group)
             for form in same:
                 self._same[form] = self._same.get(form, frozenset()) | same

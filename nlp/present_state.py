@@ -36,6 +36,9 @@ class _PresentRules:
     words: re.Pattern[str]  # words right before a mention that state it holds now ("is on", "remains on")
     reach: int  # characters before a mention the present words may stand
     past: re.Pattern[str]  # a sentence that tells the past: its mentions are not the present, whatever the section
+    perfect: re.Pattern[str]  # "has had", "has been taking": with `lasting`, a state lasting up to now
+    lasting: re.Pattern[str]  # "for the past 2 days", "since": how long it has lasted (group 'cue')
+    complaint: re.Pattern[str]  # "reports 2 days of": a present complaint with its duration (group 'cue')
 
 
 @cache
@@ -53,12 +56,29 @@ def _build(raw: dict) -> _PresentRules:
     pattern = re.compile(rf"\b(?P<cue>{words})\b(?:\s+(?!and\b|but\b|was\b|were\b|had\b)[\w/'-]+){{0,{int(raw['words_between'])}}}\s*$",
                          re.IGNORECASE)
     past = re.compile("|".join(f"(?:{w})" for w in raw["past_words"]), re.IGNORECASE)
-    return _PresentRules(roles, pattern, int(raw["reach"]), past)
+    return _PresentRules(roles, pattern, int(raw["reach"]), past, *(re.compile(raw[k], re.IGNORECASE)
+                                                                     for k in ("perfect", "lasting", "complaint")))
+
+
+def _lasting(sentence: str, rules: _PresentRules) -> tuple[int, int] | None:
+    """Where a sentence tells a state lasting up to the time of writing ("has had fever for 2
+    days", "reports 2 days of fever"): its duration's span, None when it tells none or tells
+    the past besides."""
+    complaint = rules.complaint.search(sentence)
+    perfect = None if complaint else rules.perfect.search(sentence)
+    lasting = complaint or (rules.lasting.search(sentence) if perfect else None)
+    if lasting is None:
+        return None
+    rest = sentence
+    for told in (m for m in (perfect, lasting) if m is not None):
+        rest = rest[:told.start()] + " " * (told.end() - told.start()) + rest[told.end():]
+    return None if rules.past.search(rest) else lasting.span("cue")
 
 
 def present_basis(text: str, span: tuple[int, int], layout: NoteLayout | None = None) -> tuple[int, int] | None:
     """What states that the mention at `span` holds when the note is written: the present words
-    before it ("is on"), else the title of the present-state section it stands in; None when the
+    before it ("is on"), else its sentence's duration of a state lasting until now ("for the past
+    2 days"), else the title of the present-state section it stands in; None when the
     note tells it as past, or says nothing of its present."""
     layout = layout or note_layout(text)
     rules = _rules()
@@ -69,6 +89,9 @@ def present_basis(text: str, span: tuple[int, int], layout: NoteLayout | None = 
     cue = lead_cue(text, layout, span, rules.words, rules.reach)
     if cue is not None:
         return cue
+    lasting = _lasting(text[sentence.start:sentence.end], rules)
+    if lasting is not None:
+        return sentence.start + lasting[0], sentence.start + lasting[1]
     if rules.past.search(text[sentence.start:sentence.end]) or layout.role(index) not in rules.roles:
         return None
     heading = layout.sections[sentence.section]

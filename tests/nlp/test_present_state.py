@@ -24,6 +24,12 @@ def span(text: str, words: str) -> tuple[int, int]:
     # the medication list holds what the patient is on; the problem list what they have
     ("CURRENT MEDICATIONS: ,Warfarin 5 mg daily.,PROBLEM LIST: ,Atrial fibrillation.",
      "Warfarin", "Atrial fibrillation", "PROBLEM LIST"),
+    # a state told as lasting until now: a present perfect with its duration, or a present complaint's
+    ("HISTORY OF PRESENT ILLNESS: ,She has had fever and chills for the past 2 days.", "fever", "chills",
+     "for the past 2 days"),
+    ("HISTORY OF PRESENT ILLNESS: ,For three weeks he has been taking ibuprofen for knee pain.", "ibuprofen",
+     "knee pain", "For three weeks"),
+    ("HISTORY OF PRESENT ILLNESS: ,He reports 3 days of cough and wheezing.", "cough", "wheezing", "3 days of"),
 ])
 def test_both_current_is_an_overlap(text, first, second, basis):
     a, b = span(text, first), span(text, second)
@@ -44,6 +50,13 @@ def test_both_current_is_an_overlap(text, first, second, basis):
     ("HOSPITAL COURSE: ,She received heparin.  She developed a rash.", "heparin", "rash"),
     # a plan is what is to come
     ("PLAN: ,Start metoprolol.,ASSESSMENT: ,Atrial fibrillation.", "metoprolol", "Atrial fibrillation"),
+    # a perfect without how long it lasted, or of counted events, tells no state lasting now
+    ("HISTORY OF PRESENT ILLNESS: ,She has had fever and chills.", "fever", "chills"),
+    ("HISTORY OF PRESENT ILLNESS: ,He has had two strokes and a seizure since 2010.", "strokes", "seizure"),
+    # a state that lasted, then ended, is past
+    ("HISTORY OF PRESENT ILLNESS: ,She has had cough and fever for a week, which has now resolved.", "cough",
+     "fever"),
+    ("HISTORY OF PRESENT ILLNESS: ,He had fever and chills for 2 days.", "fever", "chills"),
 ])
 def test_not_both_current(text, first, second):
     assert both_current(text, span(text, first), span(text, second)) is None

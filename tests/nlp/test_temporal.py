@@ -229,6 +229,21 @@ def test_days_of_the_stay_and_from_the_operation_in_words(finder, sentence, expr
         assert finder.find(sentence, Anchors(note=NOTE, admission=ADMITTED)) == ()  # no operation date stated
 
 
+@pytest.mark.parametrize(("sentence", "expression", "day"), [
+    # written for this test: how long ago an operation was, told in the present, counts from the note
+    ("She is 10 days status post hernia repair.", "10 days status post", "2024-01-05"),
+    ("He is now 2 weeks out from his knee replacement.", "2 weeks out from", "2023-12-29"),  # as "2 weeks ago"
+    ("He is 3 days post-op from an appendectomy.", "3 days post-op from", "2024-01-12"),
+])
+def test_how_long_ago_an_operation_was_told_in_the_present(finder, sentence, expression, day):
+    (t,) = finder.find(sentence, ANCHORS)
+    assert (t.text, t.time.start.date().isoformat(), t.anchor) == (expression, day, "note")
+
+
+def test_how_long_after_an_operation_in_a_past_story_is_not_read_from_the_note(finder):
+    assert finder.find("Three days post transfusion her hemoglobin was 9.", ANCHORS) == ()
+
+
 def test_next_morning_and_that_time_refer_to_the_previous_time(finder):
     (t,) = [t for t in finder.find("Vancomycin was started on 4/20/01 and the next morning she developed a rash.",
                                    ANCHORS) if t.anchor == "previous"]
@@ -401,6 +416,8 @@ def test_a_time_never_crosses_a_sequence_word(finder):
     ("He developed chest pain and he was admitted two days ago.", "chest pain", False),
     ("He developed chest pain two days ago and he was admitted.", "chest pain", True),
     ("The biopsy, she reported, was done 2 days ago.", "biopsy", True),
+    # "from" that is the time's own words names no cause
+    ("She is 2 weeks out from her hernia repair.", "hernia repair", True),
 ])
 def test_a_time_does_not_date_the_cause_it_names(finder, sentence, event, timed):
     from medeventgraph.nlp.dates import nearest_time
