@@ -52,7 +52,9 @@ _PREFILTER = re.compile(r"\d|yesterday|today|tonight|tomorrow|morning|afternoon|
                         # a count in words of a complaint's units; not "a day", which every dosing sig holds
                         r"\bfor\s+(?:\w+\s+)?(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|"
                         r"couple|several)\s+(?:hours?|days?|weeks?|months?|years?)|\b(?:one|two|three|four|five|six|"
-                        r"seven|eight|nine|ten|eleven|twelve|few|couple|several)[-\s](?:hours?|days?|weeks?|months?)\s+of\b",
+                        r"seven|eight|nine|ten|eleven|twelve|few|couple|several)[-\s](?:hours?|days?|weeks?|months?)\s+of\b|"
+                        # how long a complaint has lasted or how long ago an operation was, counted in words
+                        r"\bduration\b|(?:hours?|days?|weeks?|months?|years?)\s+(?:status\s+post|s/p|out\s+from|post\s)",
                         re.IGNORECASE)
 _NUMBER_INSIDE = re.compile(r"\b\d+\.\d+\b")
 _CLOCK = re.compile(r"\d{1,2}:\d{2}|\d\s*(?:a\.?m\.?|p\.?m\.?)|o'clock|\bhours?\s+ago|\bminutes?\s+ago",

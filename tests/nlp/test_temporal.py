@@ -140,6 +140,9 @@ def test_approximate_weeks_hold_the_stated_range(finder):
     ("He has had knee pain for ten years.", "for ten years", 3650),
     ("She has been on metformin for about 5 years.", "for about 5 years", 1826),
     ("He has been having headaches for 2 weeks.", "for 2 weeks", 14),
+    # the complaint, then how long it has lasted
+    ("She presents with abdominal pain of 3 days' duration.", "of 3 days' duration", 3),
+    ("Headache of two weeks duration.", "of two weeks duration", 14),
 ])
 def test_how_long_a_complaint_has_lasted_times_its_onset(finder, sentence, expression, before):
     """A stated duration up to the note ('for the past 3 days') places the onset that long before
@@ -234,6 +237,7 @@ def test_days_of_the_stay_and_from_the_operation_in_words(finder, sentence, expr
     ("She is 10 days status post hernia repair.", "10 days status post", "2024-01-05"),
     ("He is now 2 weeks out from his knee replacement.", "2 weeks out from", "2023-12-29"),  # as "2 weeks ago"
     ("He is 3 days post-op from an appendectomy.", "3 days post-op from", "2024-01-12"),
+    ("He is ten days status post an appendectomy.", "ten days status post", "2024-01-05"),
 ])
 def test_how_long_ago_an_operation_was_told_in_the_present(finder, sentence, expression, day):
     (t,) = finder.find(sentence, ANCHORS)
