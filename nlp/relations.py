@@ -51,6 +51,7 @@ class _OrderRule:
     across_commas: bool = False  # before_second: the cue may follow clauses after the first mention
     holds_during: bool = False  # the earlier event still holds while the later is done: an overlap too
     max_lead_words: int | None = None  # before_second: words allowed from the first mention to the cue
+    not_after_second: re.Pattern[str] | None = None  # words right after the second mention that undo it ("was held")
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,7 +242,8 @@ def _order_rules(raw: dict) -> _OrderRules:
         lead = re.compile(rf"(?:^|[\s,(])(?:{r['first_lead']})\s+$", re.IGNORECASE) if r.get("first_lead") else None
         rules.append(_OrderRule(str(r["id"]), r["position"], r["order"], re.compile(r["cue"], re.IGNORECASE), lead,
                                bool(r.get("across_commas", False)), bool(r.get("holds_during", False)),
-                               int(r["max_lead_words"]) if "max_lead_words" in r else None))
+                               int(r["max_lead_words"]) if "max_lead_words" in r else None,
+                               re.compile(r["not_after_second"], re.IGNORECASE) if r.get("not_after_second") else None))
     hedge = re.compile(rf"\b(?:{raw['hedge']})\s+(?:[\w/'-]+\s+){{0,{int(raw['hedge_words_between'])}}}$",
                        re.IGNORECASE)
     return _OrderRules(int(raw["max_between_words"]), int(raw["max_words_before_cue"]), str(raw["fillers"]),
@@ -277,6 +279,8 @@ def find_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOrder
     for rule in rules.rules:
         if rule.position == "names_operation":
             continue  # read by _the_operation: its second end is not beside the cue
+        if rule.not_after_second is not None and rule.not_after_second.match(text, second[1]):
+            continue
         hit = _match(rule, rules, text, first, second, between, breaks)
         if hit is not None:
             start, end = hit

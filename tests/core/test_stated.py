@@ -161,6 +161,11 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         # an operative note's "after adequate anesthesia" words the act before the cue's object
         ("After adequate general anesthesia, the abdomen was prepped.", "general anesthesia", "abdomen", "After"),
         ("After successful induction of anesthesia, an incision was made.", "anesthesia", "incision", "After"),
+        ("After failing amiodarone, he underwent cardioversion.", "amiodarone", "cardioversion", "After"),
+        # a sentence that opens with its cause tells the cause first
+        ("Because of persistent fever, a lumbar puncture was performed.", "fever", "lumbar puncture", "Because of"),
+        ("In view of the hyperkalemia, an electrocardiogram was obtained.", "hyperkalemia", "electrocardiogram",
+         "In view of"),
         ("She was given Paxil and Tramadol and subsequently developed an unfortunate side effect of seizure.",
          "Tramadol", "seizure", "subsequently"),
         ("Cr bumped to 2.3 two days after vanc was begun.", "vanc", "Cr", "two days after"),
@@ -198,6 +203,7 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         ("Her chest pain was relieved by sublingual nitroglycerin.", "chest pain", "nitroglycerin", "relieved by"),
         ("The headache was only partially alleviated by acetaminophen.", "headache", "acetaminophen",
          "alleviated by"),
+        ("She had a generalized seizure, which was aborted with lorazepam.", "seizure", "lorazepam", "aborted with"),
         # a problem that got better after an act was there before it, not after it
         ("Her chest pain resolved after sublingual nitroglycerin.", "chest pain", "nitroglycerin",
          "resolved after"),
@@ -272,6 +278,7 @@ def test_each_cue_reads_its_order(sentence, earlier, later, cue):
         ("She was treated with heparin for a DVT.", "heparin", "DVT"),
         # a drug stopped because of a problem was started before the stop, not after the problem
         ("Because of the angioedema, lisinopril was stopped.", "angioedema", "lisinopril"),
+        ("Due to bleeding, heparin was held.", "bleeding", "heparin"),
         ("Her warfarin was held for the colonoscopy.", "warfarin", "colonoscopy"),
         # a comma that opens another clause, not the cue's own phrase
         ("She had a rash, and the patient was given vancomycin after the fever.", "rash", "fever"),
