@@ -329,6 +329,8 @@ def test_stated_overlap_supports_overlaps_and_cites_the_cue(note_pipeline):
     "She had a GI bleed despite Coumadin.",
     "She had a GI bleed on Coumadin.",
     "She had a GI bleed in the setting of Coumadin use.",
+    "She had a GI bleed in the context of Coumadin use.",
+    "Her GI bleed was managed on Coumadin.",
     "Her GI bleed was associated with Coumadin use.",
     "She had a GI bleed at the same time as the Coumadin.",
     "She was kept on Coumadin throughout the GI bleed.",

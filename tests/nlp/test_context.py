@@ -42,6 +42,12 @@ def test_termination_by_but(pipeline):
     assert got == {"AKI": True, "pneumonia": False}
 
 
+def test_a_semicolon_ends_a_cues_scope(pipeline):
+    # a result word of another clause's test does not deny the finding told before the semicolon
+    occs = pipeline.mentions([make_note("He had AKI; the ultrasound was negative.")], AKI_TERMS)
+    assert [(o.extra_value("literal"), o.assertion.negated) for o in occs] == [("AKI", False)]
+
+
 def test_negation_scope_stops_at_sentence_end(pipeline):
     occs = pipeline.mentions([make_note("No AKI. Pneumonia on imaging.")], AKI_TERMS)
     assert [(o.extra_value("literal"), o.assertion.negated) for o in occs] == [("AKI", True), ("Pneumonia", False)]
