@@ -199,11 +199,14 @@ class Stems:
         words = _words_of(sentence)
         return frozenset().union(*(self.filled_by(words, j) for j, (w, _, _) in enumerate(words) if w[0].isalnum()))
 
-    def filled_by(self, words: Sequence[tuple[str, int, int]], j: int) -> frozenset[str]:
-        """The stems word j fills a slot with; after a passive auxiliary also the participle's
-        marked stems ("was closed": the slot of "closure")."""
+    def filled_by(self, words: Sequence[tuple[str, int, int]], j: int, since: int = 0) -> frozenset[str]:
+        """The stems word j fills a slot with; after a passive auxiliary (at or after word `since`,
+        so a phrase that cites the participle cites its auxiliary too) also the participle's marked
+        stems ("was closed": the slot of "closure")."""
         have = self.of(words[j][0])
-        return have | frozenset(_PARTICIPLE + s for s in have) if _after_auxiliary(words, j, self._rules) else have
+        if _after_auxiliary(words, j, self._rules, since):
+            return have | frozenset(_PARTICIPLE + s for s in have)
+        return have
 
     def _verb_forms(self, lower: str) -> frozenset[str]:
         # A query's word may be told by its verb's irregular forms ("fall": she fell; "swelling":
@@ -266,9 +269,9 @@ def shared_stems() -> Stems:
 _PARTICIPLE = "="  # marks a verb's stem that fills a slot only as a passive participle (`Stems._as_participle`)
 
 
-def _after_auxiliary(words: Sequence[tuple[str, int, int]], j: int, rules: PhraseRules) -> bool:
+def _after_auxiliary(words: Sequence[tuple[str, int, int]], j: int, rules: PhraseRules, since: int = 0) -> bool:
     """Word j follows a passive auxiliary, perhaps with one adverb between ("was then closed")."""
-    before = [w.lower() for w, _, _ in words[max(0, j - 2):j]]
+    before = [w.lower() for w, _, _ in words[max(since, j - 2):j]]
     if before and before[-1] in rules.passive_auxiliaries:
         return True
     return len(before) == 2 and before[0] in rules.passive_auxiliaries and (
@@ -358,7 +361,7 @@ def _window(words: Sequence[tuple[str, int, int]], i: int, slots: tuple[frozense
             return None
         if not word[0].isalnum() or lower in rules.function_words or j in linked:
             continue
-        have = stems.filled_by(words, j)
+        have = stems.filled_by(words, j, i)
         filled = [k for k in open_slots if slots[k] & have]
         if not filled:
             if j == i:
@@ -417,13 +420,14 @@ def check_phrase(cited: str, event_text: str, pieces: tuple[tuple[int, int], ...
                  stems: Stems | None = None, *, named: tuple[int, int] | None = None,
                  preceding: str | None = None) -> bool:
     """Do these words of the cited text (offsets relative to it) make the event's phrase? The
-    cited text runs from the first piece to the last and holds no break; the pieces fill every
+    cited text runs from the first piece (or the passive auxiliary before it) to the last and
+    holds no break; the pieces fill every
     slot; the other content words are at most `max_extra`; the left-out words are droppable
     words of the event, or (`named`, at note offsets) leading words the note's text before the
     cited words (`preceding`) names with the noun the pieces leave bare (`named_at`). Pure: what
     the contract re-checks."""
     stems = stems or shared_stems()
-    if not pieces or pieces[0][0] != 0 or pieces[-1][1] != len(cited):
+    if not pieces or pieces[-1][1] != len(cited):
         return False
     split = None
     if named is not None:

@@ -93,8 +93,8 @@ class Lexicon:
         self.concepts = {c.id: c for c in data.concepts}
         self._by_synonym: dict[str, list[LexiconConcept]] = {}
         for concept in data.concepts:
-            for s in concept.synonyms:
-                self._by_synonym.setdefault(normalize_text(s), []).append(concept)
+            for s in dict.fromkeys(normalize_text(s) for s in concept.synonyms):  # "i&d" and "i & d" are one
+                self._by_synonym.setdefault(s, []).append(concept)
         self._class_members: dict[str, list[LexiconConcept]] = {}
         for concept in data.concepts:
             for cls in concept.classes:

@@ -31,7 +31,11 @@ LEXICON = load_lexicon()
      ("ophthalmology exam", "eye examination"), ("tachycardic", "tachycardia"), ("hypoxemia", "hypoxia"),
      ("PRBCs", "blood transfusion"), ("endotracheal intubation", "mechanical ventilation"),
      ("upper endoscopy", "endoscopy"), ("general anesthesia", "anesthesia"),
-     ("general endotracheal anesthesia", "anesthesia")],
+     ("general endotracheal anesthesia", "anesthesia"),
+     ("lap chole", "laparoscopic cholecystectomy"), ("I&D", "incision and drainage"),
+     ("GERD", "gastroesophageal reflux disease"), ("acid reflux", "gastroesophageal reflux disease"),
+     ("HbA1c", "hemoglobin a1c"), ("IV fluids", "intravenous fluids"), ("bladder infection", "urinary tract infection"),
+     ("CABG", "coronary artery bypass"), ("coronary artery bypass graft", "coronary artery bypass")],
 )
 def test_names_clinicians_write(written, concept):
     assert LEXICON.expand(written).concepts == (concept,)
@@ -51,7 +55,16 @@ def test_a_class_names_its_common_members_and_their_brands(drug_class, member, b
     assert LEXICON.expand(brand).concepts == (member,)
 
 
-@pytest.mark.parametrize("form", ["PE", "MS", "ARF", "RA"])
+def test_synonyms_written_alike_name_their_concept_once(tmp_path):
+    raw = orjson.loads(packaged_bytes("medeventgraph.core", "lexicon.json"))
+    concept = next(c for c in raw["concepts"] if c["id"] == "incision and drainage")
+    concept["synonyms"].append("i & d")  # the same words as "i&d" once punctuation is set aside
+    path = tmp_path / "lexicon.json"
+    path.write_bytes(orjson.dumps(raw))
+    assert load_lexicon(path).expand("I & D").concepts == ("incision and drainage",)
+
+
+@pytest.mark.parametrize("form", ["PE", "MS", "ARF", "RA", "UA"])
 def test_ambiguous_short_forms_bind_nothing(form):
     assert len(LEXICON.senses(form)) >= 2
     assert LEXICON.expand(form).concepts == ()
@@ -81,11 +94,12 @@ def test_notes_bind_brand_names_and_abbreviations(note_pipeline):
 def test_notes_bind_the_other_names_of_tests_procedures_and_signs(note_pipeline):
     terms = _target_terms(LEXICON, [])
     text = ("A CXR showed an infiltrate. She underwent a left heart cath. An LP was performed. She had an "
-            "episode of emesis and became tachycardic. She received 2 units of packed red blood cells.")
+            "episode of emesis and became tachycardic. She received 2 units of packed red blood cells. Her A1c was 8.2. An I&D of the abscess was performed.")
     found = {(text[m.source.start:m.source.end], m.concept.text) for m in note_pipeline.mentions([make_note(text)], terms)}
     assert {("CXR", "chest radiograph"), ("heart cath", "cardiac catheterization"), ("LP", "lumbar puncture"),
             ("emesis", "vomiting"), ("tachycardic", "tachycardia"),
-            ("packed red blood cells", "blood transfusion")} <= found
+            ("packed red blood cells", "blood transfusion"), ("A1c", "hemoglobin a1c"),
+            ("I&D", "incision and drainage")} <= found
 
 
 def test_an_ambiguous_form_binds_only_where_the_note_defines_it(note_pipeline):

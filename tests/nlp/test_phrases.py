@@ -90,6 +90,7 @@ def _found(event: str, sentence: str) -> list[str]:
     ("vessel division", "The short gastric vessels were divided.", "vessels were divided"),
     ("fracture fixation", "The fracture was fixed with a 6-hole plate.", "fracture was fixed"),
     ("graft occlusion", "The vein graft is occluded at its origin.", "graft is occluded"),
+    ("closure", "The tourniquet was deflated and the wound was closed.", "was closed"),  # cited with its auxiliary
     # a noun and its verb the stemmer cannot join; a measure for what it measures
     ("loss of consciousness", "He fell and lost consciousness briefly.", "lost consciousness"),
     ("weight loss", "She has lost weight since the spring.", "lost weight"),
@@ -160,6 +161,12 @@ def test_check_reads_the_pieces_again() -> None:
     assert not check_phrase(cited + " and", "gallbladder removal", pieces, ())  # cited text past the last piece
     assert not check_phrase(cited, "gallbladder removal", pieces, ("laparoscopic",))  # nothing was left out
     assert not check_phrase("gallbladder; was removed", "gallbladder removal", ((0, 11), (16, 23)), ())  # a break
+
+
+def test_check_reads_a_participle_with_its_auxiliary() -> None:
+    assert check_phrase("was closed", "closure", ((4, 10),), ())
+    assert not check_phrase("closed", "closure", ((0, 6),), ())  # no auxiliary in the cited words: no passive
+    assert not check_phrase("wound closed", "closure", ((6, 12),), ())  # a word before it that is no auxiliary
 
 
 def test_pipeline_cites_a_phrase_by_the_notes_own_words(pipeline) -> None:
