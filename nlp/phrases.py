@@ -57,6 +57,7 @@ class PhraseRules:
     verb_nouns: tuple[tuple[str, str], ...] = ()  # ("ure", "e"): closure -> close, where "close" is a verb
     not_verb_nouns: frozenset[str] = frozenset()  # "pressure": no pressing
     passive_auxiliaries: frozenset[str] = frozenset()  # "was": "the fascia was closed"
+    scope_actions: tuple[str, ...] = ()  # "insert", "pass": a '-scopy' is its '-scope' put in
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PhraseRules:
@@ -76,7 +77,8 @@ class PhraseRules:
                    {k.lower(): v.lower() for k, v in data.get("measure_words", {}).items()},
                    tuple((str(end), str(verb_end)) for end, verb_end in data.get("verb_nouns", ())),
                    frozenset(w.lower() for w in data.get("not_verb_nouns", ())),
-                   frozenset(w.lower() for w in data.get("passive_auxiliaries", ())))
+                   frozenset(w.lower() for w in data.get("passive_auxiliaries", ())),
+                   tuple(w.lower() for w in data.get("scope_actions", ())))
 
 
 @cache
@@ -141,10 +143,11 @@ class Stems:
         return found
 
     def fills_many(self, word: str) -> bool:
-        """An '-ectomy' word (organ and act) or a short form (its long form's words) fills several slots."""
+        """An '-ectomy' word (organ and act), a '-scopy' word (instrument and act) or a short form
+        (its long form's words) fills several slots."""
         lower = word.lower()
-        return (lower.endswith(("ectomy", "ectomies")) or (_capitals(word) and self.initialism(lower) is not None)
-                or self.parts(lower) is not None)
+        return (lower.endswith(("ectomy", "ectomies")) or self._scope(lower) is not None
+                or (_capitals(word) and self.initialism(lower) is not None) or self.parts(lower) is not None)
 
     def parts(self, lower: str) -> tuple[str, ...] | None:
         """The words a note may tell this word by ("desaturated": decreased, saturation), if listed."""
@@ -229,6 +232,12 @@ class Stems:
                          if noun.endswith(end) and len(noun) - len(end) >= 3
                          and self._wordforms.is_verb(verb := noun[: len(noun) - len(end)] + verb_end))
 
+    def _scope(self, lower: str) -> str | None:
+        """The stem of the instrument a '-scopy' word's act puts in ("cystoscopy": cystoscope)."""
+        if not self._rules.scope_actions or not lower.endswith(("oscopy", "oscopies")):
+            return None
+        return self.stem(lower[: lower.rindex("scop")] + "scope")
+
     def _ectomy(self, lower: str) -> frozenset[str]:
         if not lower.endswith(("ectomy", "ectomies")):
             return frozenset()
@@ -252,6 +261,10 @@ class Stems:
             slots = [frozenset({self.stem(w), own}) for w in parts]
             qualifier = self.qualifier(parts[0]) if len(parts) > 1 else None
             return [slots[0] | qualifier, *slots[1:]] if qualifier is not None else slots
+        scope = self._scope(lower)
+        if scope is not None:  # "cystoscopy": the cystoscope, and its being put in ("was inserted")
+            own = self.stem(lower)
+            return [frozenset({scope, own}), frozenset(self.stem(a) for a in self._rules.scope_actions) | {own}]
         if not lower.endswith(("ectomy", "ectomies")):
             return [self.of(word) | self._verb_forms(lower) | self._as_participle(lower)]
         root = lower[: lower.rindex("ectom")]

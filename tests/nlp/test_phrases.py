@@ -91,6 +91,9 @@ def _found(event: str, sentence: str) -> list[str]:
     ("fracture fixation", "The fracture was fixed with a 6-hole plate.", "fracture was fixed"),
     ("graft occlusion", "The vein graft is occluded at its origin.", "graft is occluded"),
     ("closure", "The tourniquet was deflated and the wound was closed.", "was closed"),  # cited with its auxiliary
+    # a '-scopy' word told by its instrument put in
+    ("cystoscopy", "A 21-French cystoscope was inserted into the bladder.", "cystoscope was inserted"),
+    ("bronchoscopy", "The bronchoscope was passed through the endotracheal tube.", "bronchoscope was passed"),
     # a noun and its verb the stemmer cannot join; a measure for what it measures
     ("loss of consciousness", "He fell and lost consciousness briefly.", "lost consciousness"),
     ("weight loss", "She has lost weight since the spring.", "lost weight"),
@@ -134,6 +137,9 @@ def test_split_and_reordered_events_are_found(event: str, sentence: str, words: 
     ("wound closure", "Closed wound suction drains were placed."),
     ("blood pressure", "Blood was pressed from the wound."),  # a noun that is not its verb's ('pressure')
     ("weight loss", "He was told to avoid lifting more than 10 pounds."),
+    # the instrument alone, or taken out, is no '-scopy'
+    ("laparoscopy", "A laparoscope was available in the room."),
+    ("cystoscopy", "The cystoscope was removed and the bladder drained."),
 ])
 def test_words_not_told_together_are_no_phrase(event: str, sentence: str) -> None:
     assert _found(event, sentence) == []
