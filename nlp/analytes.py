@@ -71,6 +71,11 @@ class Analyte(_Frozen):
             return self.default_unit
         return next((u for u in self.units[1:] if u.bare and u.plausible(value)), None)
 
+    @property
+    def in_percent(self) -> bool:
+        """Its values are percentages ("SpO2 88%"): for other analytes a number before "%" is none."""
+        return any(u.unit == "%" for u in self.units)
+
     def unit_for(self, written: str) -> UnitSpec | None:
         key = " ".join(written.lower().split())
         return next((u for u in self.units if key == u.unit.lower() or key in u.aliases), None)

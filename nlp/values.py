@@ -165,8 +165,9 @@ class _SentenceReader:
         n = _NUMBER.match(self.text, digit)
         if n is None or self.masked[n.start():n.end()] != n.group():
             return None
-        if re.match(r"\s?[-\u2013]\s?\d|/\d|\s?%", self.text[n.end():n.end() + 3]):
-            return None  # a range ("0.6-1.2"), a fraction or a percentage
+        after = self.text[n.end():n.end() + 3]
+        if re.match(r"\s?[-\u2013]\s?\d|/\d", after) or (re.match(r"\s?%", after) and not analyte.in_percent):
+            return None  # a range ("0.6-1.2"), a fraction or a percentage (unless the analyte is one: "SpO2 88%")
         found = self._unit_after(analyte, n.end())
         if found is None:
             return None

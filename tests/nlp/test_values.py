@@ -59,7 +59,8 @@ EXPECTED = {
                                      ("diastolic-blood-pressure", 45.0, "45")],
     "blood pressure 87/48": [("body-temperature", 99.0, "Temperature 99"), ("heart-rate", 158.0, "pulse 158"),
                              ("respiratory-rate", 68.0, "respiratory rate 68"), ("blood-pressure", 87.0, "blood pressure 87/48"), ("diastolic-blood-pressure", 48.0, "48")],
-    "BP 121/89": [("blood-pressure", 121.0, "BP 121/89"), ("diastolic-blood-pressure", 89.0, "89")],
+    "BP 121/89": [("blood-pressure", 121.0, "BP 121/89"), ("diastolic-blood-pressure", 89.0, "89"),
+                  ("oxygen-saturation", 100.0, "O2 Sat 100%")],
     "blood pressure ranges from 90/59 to 107/68 mmHg": [
         ("respiratory-rate", 20.0, "Respirations are 20 breaths per minute"),
         ("blood-pressure", 90.0, "blood pressure ranges from 90/59"),
@@ -191,7 +192,10 @@ def test_a_range_of_readings_is_no_change() -> None:
     ("His fasting glucose in March 2019 was within normal limits at 88.",
      [("glucose", 88.0, "glucose in March 2019 was within normal limits at 88")]),
     ("Hemoglobin on March 3, 2019 was 9.1.", [("hemoglobin", 9.1, "Hemoglobin on March 3, 2019 was 9.1")]),
-    ("Pulse ox 97% on room air.", []),
+    ("Pulse ox 97% on room air.", [("oxygen-saturation", 97.0, "Pulse ox 97%")]),  # a saturation, no pulse
+    ("Saturation of 92% on 2 L nasal cannula.", [("oxygen-saturation", 92.0, "Saturation of 92%")]),
+    ("Transferrin saturation 15%.", []),  # another saturation
+    ("Lidocaine 1% was infiltrated.", []),  # a percentage of another analyte is none
     ("Sodium 1,234 ml given", []),
     ("K 4", []),  # a bare short form before an integer: no decimal, no unit
     ("K-Dur 20 mEq daily", []),
