@@ -29,7 +29,7 @@ LEXICON = load_lexicon()
      ("CXR", "chest radiograph"), ("chest x-ray", "chest radiograph"), ("heart cath", "cardiac catheterization"),
      ("LP", "lumbar puncture"), ("spinal tap", "lumbar puncture"), ("emesis", "vomiting"),
      ("ophthalmology exam", "eye examination"), ("tachycardic", "tachycardia"), ("hypoxemia", "hypoxia"),
-     ("PRBCs", "blood transfusion"), ("endotracheal intubation", "mechanical ventilation"),
+     ("PRBCs", "blood transfusion"), ("units of blood", "blood transfusion"), ("endotracheal intubation", "mechanical ventilation"),
      ("upper endoscopy", "endoscopy"), ("general anesthesia", "anesthesia"),
      ("general endotracheal anesthesia", "anesthesia"),
      ("lap chole", "laparoscopic cholecystectomy"), ("I&D", "incision and drainage"),
