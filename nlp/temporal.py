@@ -219,6 +219,9 @@ class TimeFinder:
         elif rule.shift == "age" and n is not None and n <= 120:
             time = _at(datetime(base.year + n, 1, 1, tzinfo=UTC), Granularity.YEAR)
             approximate = True
+        elif rule.shift == "year_part":  # "early 2019", "the spring of 2018": somewhere in that calendar year
+            year = datetime(int(groups["year"]), 1, 1, tzinfo=UTC)
+            return TimeMention(m.start(), m.end(), text, _at(year, Granularity.YEAR), None, "stated", False, rule.id)
         elif rule.shift == "month_of_year":
             time = _month_of_year(int(groups["month"]), int(groups["year"]), day)
             if time is not None:  # a calendar month the text states: the note's date only picks the century

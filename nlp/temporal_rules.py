@@ -13,7 +13,7 @@ __all__ = ["ANCHOR_KINDS", "HeaderRule", "TemporalRule", "TemporalRules", "load_
 
 ANCHOR_KINDS = ("note", "admission", "discharge", "surgery", "previous", "stated", "birth")
 Shift = Literal["ordinal_day_from_first", "days_after", "before", "same_day", "day_before", "next_day", "same",
-                "month_of_year", "later", "earlier", "previous_day", "ahead", "age"]
+                "month_of_year", "year_part", "later", "earlier", "previous_day", "ahead", "age"]
 _SHIFTS = frozenset(Shift.__args__)  # type: ignore[attr-defined]
 
 

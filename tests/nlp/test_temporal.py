@@ -244,6 +244,22 @@ def test_how_long_ago_an_operation_was_told_in_the_present(finder, sentence, exp
     assert (t.text, t.time.start.date().isoformat(), t.anchor) == (expression, day, "note")
 
 
+@pytest.mark.parametrize(("sentence", "expression", "year"), [
+    # written for this test: a part of a stated year is somewhere in that calendar year
+    ("He was diagnosed in early 2019.", "in early 2019", 2019),
+    ("She had a stroke in mid-2017.", "in mid-2017", 2017),
+    ("She had surgery in the spring of 2018.", "in the spring of 2018", 2018),
+    ("At the end of 2015 she had a stroke.", "the end of 2015", 2015),
+])
+def test_a_part_of_a_year_is_that_year(finder, sentence, expression, year):
+    (t,) = finder.find(sentence, ANCHORS)
+    assert (t.text, t.time.start.year, t.time.granularity) == (expression, year, Granularity.YEAR)
+
+
+def test_a_winter_spans_two_years_and_is_not_read(finder):
+    assert finder.find("In the winter of 2019 she fell.", ANCHORS) == ()
+
+
 def test_how_long_after_an_operation_in_a_past_story_is_not_read_from_the_note(finder):
     assert finder.find("Three days post transfusion her hemoglobin was 9.", ANCHORS) == ()
 
