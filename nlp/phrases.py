@@ -434,11 +434,10 @@ def check_phrase(cited: str, event_text: str, pieces: tuple[tuple[int, int], ...
                  preceding: str | None = None) -> bool:
     """Do these words of the cited text (offsets relative to it) make the event's phrase? The
     cited text runs from the first piece (or the passive auxiliary before it) to the last and
-    holds no break; the pieces fill every
-    slot; the other content words are at most `max_extra`; the left-out words are droppable
-    words of the event, or (`named`, at note offsets) leading words the note's text before the
-    cited words (`preceding`) names with the noun the pieces leave bare (`named_at`). Pure: what
-    the contract re-checks."""
+    holds no break; the pieces fill every slot; the other content words are at most `max_extra`;
+    the left-out words are droppable words of the event, or (`named`, at note offsets) leading
+    words the note's text before the cited words (`preceding`) names with the noun the pieces
+    leave bare (`named_at`). Pure: what the contract re-checks."""
     stems = stems or shared_stems()
     if not pieces or pieces[-1][1] != len(cited):
         return False
