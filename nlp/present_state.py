@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from medeventgraph.model.packaged import packaged_built
 
@@ -60,10 +60,12 @@ def _build(raw: dict) -> _PresentRules:
                                                                      for k in ("perfect", "lasting", "complaint")))
 
 
-def _lasting(sentence: str, rules: _PresentRules) -> tuple[int, int] | None:
+@lru_cache(maxsize=4096)  # every pair of mentions asks again of the same sentences, and the contract after it
+def _lasting(sentence: str) -> tuple[int, int] | None:
     """Where a sentence tells a state lasting up to the time of writing ("has had fever for 2
     days", "reports 2 days of fever"): its duration's span, None when it tells none or tells
     the past besides."""
+    rules = _rules()
     complaint = rules.complaint.search(sentence)
     perfect = None if complaint else rules.perfect.search(sentence)
     lasting = complaint or (rules.lasting.search(sentence) if perfect else None)
@@ -89,7 +91,7 @@ def present_basis(text: str, span: tuple[int, int], layout: NoteLayout | None = 
     cue = lead_cue(text, layout, span, rules.words, rules.reach)
     if cue is not None:
         return cue
-    lasting = _lasting(text[sentence.start:sentence.end], rules)
+    lasting = _lasting(text[sentence.start:sentence.end])
     if lasting is not None:
         return sentence.start + lasting[0], sentence.start + lasting[1]
     if rules.past.search(text[sentence.start:sentence.end]) or layout.role(index) not in rules.roles:
