@@ -24,10 +24,11 @@ from .narrative import PLACEMENT_RULES, Placement, Sentence, note_layout, phase_
 from .present_state import BOTH_CURRENT, both_current
 from .values import ValueFind, find_values
 
-__all__ = ["StatedOrder", "find_order", "find_relation", "hedged", "is_placement"]
+__all__ = ["TOLD_TOGETHER", "StatedOrder", "find_order", "find_relation", "hedged", "is_placement"]
 
 CUE_REACH = 600  # characters between two mentions that one passage's cue can relate
 STATED_CHANGE = "stated-change"  # "creatinine has gone from 2.1 to 4.2": the values in the order stated
+TOLD_TOGETHER = "told-together"  # "presented with fever and cough": a list of findings present together
 WINDOW_EXTREME = "window-extreme"  # "highest temperature over the past 24 hours was 102.1 ... temperature is 99.2"
 
 Position = Literal["before_second", "between", "before_first", "opens_next", "names_operation"]
@@ -52,6 +53,7 @@ class _OrderRule:
     holds_during: bool = False  # the earlier event still holds while the later is done: an overlap too
     max_lead_words: int | None = None  # before_second: words allowed from the first mention to the cue
     not_after_second: re.Pattern[str] | None = None  # words right after the second mention that undo it ("was held")
+    between_list: bool = False  # the words between the two are a list's joins ("fever, cough and chills")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +65,8 @@ class _OrderRules:
     hedge: re.Pattern[str]  # a hedge right before a mention, up to its own words ("possible ")
     window_extreme: re.Pattern[str]  # a value told as a past window's highest or lowest ("Tmax")
     operation_roles: frozenset[str] = frozenset()  # sections listing the procedures an operative note reports
+    list_joins: re.Pattern[str] = re.compile(",")  # a word that joins a list's items ("and", "with", ",")
+    list_stops: re.Pattern[str] = re.compile(r"(?!)")  # a word no list of findings has (a verb, "then", "no")
 
     def by_id(self, rule_id: str) -> _OrderRule | None:
         return next((r for r in self.rules if r.id == rule_id), None)
@@ -243,12 +247,14 @@ def _order_rules(raw: dict) -> _OrderRules:
         rules.append(_OrderRule(str(r["id"]), r["position"], r["order"], re.compile(r["cue"], re.IGNORECASE), lead,
                                bool(r.get("across_commas", False)), bool(r.get("holds_during", False)),
                                int(r["max_lead_words"]) if "max_lead_words" in r else None,
-                               re.compile(r["not_after_second"], re.IGNORECASE) if r.get("not_after_second") else None))
+                               re.compile(r["not_after_second"], re.IGNORECASE) if r.get("not_after_second") else None,
+                               bool(r.get("between_list", False))))
     hedge = re.compile(rf"\b(?:{raw['hedge']})\s+(?:[\w/'-]+\s+){{0,{int(raw['hedge_words_between'])}}}$",
                        re.IGNORECASE)
     return _OrderRules(int(raw["max_between_words"]), int(raw["max_words_before_cue"]), str(raw["fillers"]),
                       tuple(rules), hedge, re.compile(raw["window_extreme"], re.IGNORECASE),
-                      frozenset(raw.get("operation_roles", ())))
+                      frozenset(raw.get("operation_roles", ())),
+                      re.compile(raw["list_joins"], re.IGNORECASE), re.compile(raw["list_stops"], re.IGNORECASE))
 
 
 _HEDGE_REACH = 60  # characters before a mention a hedge may stand
@@ -331,6 +337,8 @@ def _match(rule: _OrderRule, rules: _OrderRules, text: str, first, second, betwe
     if rule.position == "before_first":
         if breaks or len(_WORD.findall(between)) > rules.max_between_words:
             return None
+        if rule.between_list and not _a_list(rules, between):
+            return None
         sentence_start = max([e + 1 for e in _ends(text[: first[0]])], default=0)
         lead = text[sentence_start:first[0]]
         # a prefix joined to the first mention by its hyphen ("post-transfusion hemoglobin") is a cue too
@@ -345,6 +353,22 @@ def _match(rule: _OrderRule, rules: _OrderRules, text: str, first, second, betwe
         return None
     offset = base + breaks[0] + 1
     return (offset + m.start("cue"), offset + m.end("cue"))
+
+
+_LIST_TOKEN = re.compile(r"[\w'/&-]+|[^\w\s]")
+
+
+def _a_list(rules: _OrderRules, between: str) -> bool:
+    """Are the words between two mentions only the joins of one list and other items of it
+    ("fever, cough and chills"; "headache with vomiting"), with no verb, time word or negation
+    that would make the second a clause of its own ("fever and was given", "fever, then rash")?"""
+    joined = False
+    for token in _LIST_TOKEN.findall(between):
+        if rules.list_joins.fullmatch(token):
+            joined = True
+        elif not token[0].isalnum() or rules.list_stops.fullmatch(token):
+            return False
+    return joined
 
 
 def check_order(text: str, order: StatedOrder) -> bool:

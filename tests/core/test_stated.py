@@ -365,6 +365,58 @@ def test_a_treatment_for_her_condition_overlaps_it_and_follows_it(note_pipeline,
                         settings).verdict.value == "refuted"
 
 
+@pytest.mark.parametrize(("text", "cue"), [
+    # written for this test: findings a presentation names as one list are present together
+    ("The patient presented with fever and cough.", "presented with"),
+    ("She presented to the emergency room with fever, headache and cough.", "presented to the emergency room with"),
+    ("He complains of cough with fever.", "complains of"),
+    ("She reports a 2-day history of fever and cough.", "reports a 2-day history of"),
+    ("On arrival she was febrile and coughing.", "was"),
+])
+def test_findings_told_together_overlap(note_pipeline, text, cue):
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    v = verify_query(index, _overlap_query("fever", "condition", "cough", "condition"), settings)
+    assert v.verdict.value == "supported", v.relations[0].explanation
+    assert f"stated overlap: '{cue}'" in v.relations[0].explanation
+    for rel in ("before", "after"):  # told together says nothing of which began first
+        assert verify_query(index, _overlap_query("fever", "condition", "cough", "condition", rel),
+                            settings).verdict.value == "insufficient"
+
+
+@pytest.mark.parametrize("text", [
+    "The patient presented with fever and no cough.",
+    "The patient presented with fever, then developed a cough.",
+    "She presented with fever and was found to have a cough.",
+    "She presented with fever after surgery and cough.",
+    "He has a history of fever and cough.",
+    "She denies fever and cough.",
+])
+def test_no_told_together_across_a_clause_time_or_negation(note_pipeline, text):
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    v = verify_query(index, _overlap_query("fever", "condition", "cough", "condition"), settings)
+    assert v.verdict.value != "supported"
+    assert not any(e.kind == "relation" and e.polarity == "supports" for e in v.evidence)
+
+
+def test_a_procedure_is_never_told_together_with_its_finding(note_pipeline):
+    text = "He presented with chest pain and cardiac catheterization."  # a list only in form
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    q = _overlap_query("chest pain", "condition", "cardiac catheterization", "procedure")
+    assert verify_query(index, q, settings).verdict.value == "insufficient"
+
+
+@pytest.mark.parametrize("text", [
+    # written for this test: a treatment is given while the problem it treats holds
+    "Her hyperkalemia was treated with insulin.",
+    "Her hyperkalemia responded to insulin.",
+])
+def test_a_problem_treated_with_a_drug_overlaps_it_and_comes_first(note_pipeline, text):
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    for rel, verdict in (("overlaps", "supported"), ("before", "supported"), ("after", "refuted")):
+        v = verify_query(index, _overlap_query("hyperkalemia", "condition", "insulin", "medication", rel), settings)
+        assert v.verdict.value == verdict, (rel, v.relations[0].explanation)
+
+
 @pytest.mark.parametrize("text", [
     "She had no GI bleed while on Coumadin.",
     "If she has a GI bleed while on Coumadin, stop it.",
