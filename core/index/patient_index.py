@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -80,7 +80,8 @@ class PatientIndex:
 
             targets = [TargetTerm(lit, con, Kind(kind) if kind else None, "query") for lit, con, kind in terms]
             found = self.notes.mentions(list(self.documents.values()), targets, _encounter_periods(self.record.occurrences))
-            cached = [m for m in found if m.id not in self.occurrences]
+            asked = {Kind(kind) for _, _, kind in terms if kind}
+            cached = [m for m in (self._own_kind(m, asked) for m in found) if m.id not in self.occurrences]
             # bounded: a cached index (a chart in use) asked ever new questions would grow without end;
             # the oldest question's mentions go first (recomputed, identically, if it comes back)
             with self._mention_lock:
@@ -88,6 +89,16 @@ class PatientIndex:
                     del self._mention_cache[next(iter(self._mention_cache))]
                 self._mention_cache[key] = cached
         return cached
+
+    def _own_kind(self, mention: Occurrence, asked: set[Kind]) -> Occurrence:
+        """A query's words at a span the lexicon already reads as another kind keep the query's
+        kind, under an id of their own: "chemotherapy" asked as a procedure where the lexicon
+        reads the drug class, "transfusion" asked as a medication. The same span, cited the same.
+        A question that names no kind takes any kind, so the lexicon's reading serves it."""
+        held = self.occurrences.get(mention.id)
+        if held is None or held.kind is mention.kind or mention.kind not in asked:
+            return mention
+        return replace(mention, id=f"{mention.id}/{mention.kind.value}")
 
 
 def _encounter_periods(occurrences: list[Occurrence]) -> dict[str, EventTime]:
