@@ -24,10 +24,11 @@ from .narrative import PLACEMENT_RULES, Placement, Sentence, note_layout, phase_
 from .present_state import BOTH_CURRENT, both_current
 from .values import ValueFind, find_values
 
-__all__ = ["TOLD_TOGETHER", "StatedOrder", "find_order", "find_relation", "hedged", "is_placement"]
+__all__ = ["INDICATION", "TOLD_TOGETHER", "StatedOrder", "find_order", "find_relation", "hedged", "is_placement"]
 
 CUE_REACH = 600  # characters between two mentions that one passage's cue can relate
 STATED_CHANGE = "stated-change"  # "creatinine has gone from 2.1 to 4.2": the values in the order stated
+INDICATION = "for-indication"  # "X for Y": between a drug or an act and a condition only (the contract checks)
 TOLD_TOGETHER = "told-together"  # "presented with fever and cough": a list of findings present together
 WINDOW_EXTREME = "window-extreme"  # "highest temperature over the past 24 hours was 102.1 ... temperature is 99.2"
 

@@ -167,11 +167,18 @@ def _ends_take_part(rule: str, earlier, later, text: str) -> bool:
     section: a procedure named as a purpose ("venogram for lead placement") is done or planned after
     the words naming it, not an earlier act, so it is not the earlier end. Findings told together
     ("presented with fever and cough") are findings: a procedure named beside them ("presented with
-    chest pain and underwent catheterization") is an act done for them. "Prior to the procedure":
+    chest pain and underwent catheterization") is an act done for them. An indication ("X for Y")
+    relates a drug or an act to the condition it is for. "Prior to the procedure":
     the end the note lists as its operation is that operation only if it is a procedure."""
     from medeventgraph.nlp.narrative import EARLIER_SECTION, PAST_BEFORE_PRESENT, names_purpose
     from medeventgraph.nlp.present_state import BOTH_CURRENT
-    from medeventgraph.nlp.relations import TOLD_TOGETHER, hedged, in_operation_list, names_operation
+    from medeventgraph.nlp.relations import (
+        INDICATION,
+        TOLD_TOGETHER,
+        hedged,
+        in_operation_list,
+        names_operation,
+    )
 
     if any(i.assertion.uncertain and hedged(text, (i.source.start, i.source.end)) for i in (earlier, later)):
         return False
@@ -179,6 +186,8 @@ def _ends_take_part(rule: str, earlier, later, text: str) -> bool:
         return all(i.assertion.affirmed_current and not i.assertion.uncertain for i in (earlier, later))
     if rule == PAST_BEFORE_PRESENT:
         return later.kind is not Kind.PROCEDURE
+    if rule == INDICATION:
+        return earlier.kind is Kind.CONDITION and later.kind in (Kind.MEDICATION, Kind.PROCEDURE)
     if rule == TOLD_TOGETHER:
         return all(i.kind is not Kind.PROCEDURE for i in (earlier, later))
     if rule == EARLIER_SECTION and earlier.kind is Kind.PROCEDURE:

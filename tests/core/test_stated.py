@@ -275,7 +275,6 @@ def test_each_cue_reads_its_order(sentence, earlier, later, cue):
           "week, after a long and difficult course in the unit, with some AKI"), "vancomycin", "AKI"),
         # a treatment cue governs its object only, not a mention later in the sentence
         ("The rash, treated with hydrocortisone, resolved before the fever.", "rash", "fever"),
-        ("She was treated with heparin for a DVT.", "heparin", "DVT"),
         # a drug stopped because of a problem was started before the stop, not after the problem
         ("Because of the angioedema, lisinopril was stopped.", "angioedema", "lisinopril"),
         ("Due to bleeding, heparin was held.", "bleeding", "heparin"),
@@ -287,6 +286,13 @@ def test_each_cue_reads_its_order(sentence, earlier, later, cue):
 def test_narrative_order_is_not_time_order(sentence, x, y):
     a, b = sentence.index(x), sentence.index(y)
     assert find_order(sentence, (a, a + len(x)), (b, b + len(y))) is None
+
+
+def test_a_treatment_cue_orders_its_object_by_the_indication_alone():
+    sentence = "She was treated with heparin for a DVT."  # the DVT first: it is what heparin is for
+    a, b = sentence.index("heparin"), sentence.index("DVT")
+    found = find_order(sentence, (a, a + 7), (b, b + 3))
+    assert found is not None and found.earlier == (b, b + 3) and (found.cue, found.rule) == ("for", "for-indication")
 
 
 # -- stated overlap and stated windows (issue 11 item 4) -------------------------------------------
@@ -415,6 +421,25 @@ def test_a_problem_treated_with_a_drug_overlaps_it_and_comes_first(note_pipeline
     for rel, verdict in (("overlaps", "supported"), ("before", "supported"), ("after", "refuted")):
         v = verify_query(index, _overlap_query("hyperkalemia", "condition", "insulin", "medication", rel), settings)
         assert v.verdict.value == verdict, (rel, v.relations[0].explanation)
+
+
+@pytest.mark.parametrize(("text", "first", "first_kind", "verdict"), [
+    # written for this test: a drug or an act for a condition comes after it, and while it holds
+    ("She takes Coumadin for atrial fibrillation.", "coumadin", "medication", "supported"),
+    ("He underwent cardioversion for atrial fibrillation.", "cardioversion", "procedure", "supported"),
+    ("She was given Coumadin for atrial fibrillation prophylaxis.", "coumadin", "medication", "insufficient"),
+    ("He underwent an echocardiogram for atrial fibrillation screening.", "echocardiogram", "procedure",
+     "insufficient"),
+    ("She had palpitations for atrial fibrillation.", "palpitations", "condition", "insufficient"),  # no treatment
+])
+def test_an_indication_comes_first_and_holds_during(note_pipeline, text, first, first_kind, verdict):
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    for rel in ("after", "overlaps"):
+        v = verify_query(index, _overlap_query(first, first_kind, "atrial fibrillation", "condition", rel), settings)
+        assert v.verdict.value == verdict, (rel, v.relations[0].explanation)
+    if verdict == "supported":
+        assert "stated order: 'for'" in verify_query(index, _overlap_query(
+            first, first_kind, "atrial fibrillation", "condition", "after"), settings).relations[0].explanation
 
 
 @pytest.mark.parametrize("text", [
