@@ -250,6 +250,13 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         # a prefix joined to the mention by its hyphen
         ("Post-transfusion hemoglobin was 9.8.", "transfusion", "hemoglobin", "Post-"),
         ("Her pre-dialysis potassium was 6.1.", "potassium", "dialysis", "pre-"),
+        # a day counted in a course: the course began first
+        ("She developed a rash on day 3 of amoxicillin.", "amoxicillin", "rash", "on day 3 of"),
+        ("She became neutropenic by the fifth day of chemotherapy.", "chemotherapy", "neutropenic",
+         "by the fifth day of"),
+        # a modifier of time between the cue and the mention it governs
+        ("He underwent CABG, complicated by postoperative atrial fibrillation.", "CABG", "atrial fibrillation",
+         "complicated by"),
     ],
 )
 def test_each_cue_reads_its_order(sentence, earlier, later, cue):
