@@ -310,9 +310,11 @@ def _match(rule: _OrderRule, rules: _OrderRules, text: str, first, second, betwe
             return None  # "X since 1993 and is also status post Y": the cue opens another clause's statement
         # a comma may open "which ..." or the cue's own phrase ("a fall, resulting in a hip fracture")
         commas = [i for i, ch in enumerate(lead) if ch == "," and lead[i + 1:].strip()]
-        if rule.max_lead_words is not None and (len(_WORD.findall(lead)) > rule.max_lead_words
-                                                or re.search(r",|\b(?:and|but)\b", lead, re.IGNORECASE)):
-            return None  # "admitted with pneumonia and started on heparin": "on" is the later act's
+        # "admitted with pneumonia and started on heparin": "on" is the later act's; a comma alone
+        # is an apposition ("Diabetes, on insulin"), not another clause
+        if rule.max_lead_words is not None and (len(_WORD.findall(lead)) > rule.max_lead_words or (
+                re.search(r",|\b(?:and|but)\b", lead, re.IGNORECASE) and lead.strip() != ",")):
+            return None
         if len(_WORD.findall(lead)) > rules.max_words_before_cue or (not rule.across_commas and any(
                 not re.match(r",\s*which\b", between[i:], re.IGNORECASE) for i in commas)):
             return None  # the cue belongs to another clause than the first mention's

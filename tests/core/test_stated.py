@@ -348,6 +348,8 @@ def test_stated_overlap_supports_overlaps_and_cites_the_cue(note_pipeline):
     "She had a GI bleed at the same time as the Coumadin.",
     "She was kept on Coumadin throughout the GI bleed.",
     "Coumadin was stopped because of a GI bleed.",
+    "GI bleed, on Coumadin.",  # a problem list's apposition
+    "She had a GI bleed requiring Coumadin reversal.",
 ])
 def test_each_overlap_cue_supports_overlaps_only(note_pipeline, text):
     index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
@@ -455,6 +457,7 @@ def test_an_indication_comes_first_and_holds_during(note_pipeline, text, first, 
     "FAMILY HISTORY: Her mother had a GI bleed while on Coumadin.\n",
     "She had a GI bleed. She was started on Coumadin.",  # narrative order is no overlap
     "She was admitted with a GI bleed and started on Coumadin.",  # "on" is the later act's
+    "She had a GI bleed, and she was started on Coumadin.",  # a comma that opens another clause
 ])
 def test_no_overlap_from_negated_hypothetical_family_or_narrative(note_pipeline, text):
     index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
