@@ -221,10 +221,16 @@ def _settled(modifiers: list[ConTextModifier]) -> list[ScopedModifier]:
     """The cues of one sentence with scopes settled against each other, then held to a rule's
     `max_scope` (tokens past the cue, from the rule's metadata)."""
     ConTextGraph(modifiers=modifiers).update_scopes()
+    # medspaCy lets a terminating cue ("but") of a cue's own category pass over it when the two
+    # name different target types, which a cue kept to some kinds ("refused": acts) always does
+    ends = [m.modifier_span for m in modifiers if m.direction.upper() == "TERMINATE"]
     out = []
     for m in modifiers:
         start, end = m.modifier_span
         scope_start, scope_end = m.scope_span
+        if m.direction.upper() != "TERMINATE":
+            scope_end = min([scope_end, *(s for s, _ in ends if s >= end)])
+            scope_start = max([scope_start, *(e for _, e in ends if e <= start)])
         reach = (m.rule.metadata or {}).get("max_scope")
         if reach is not None:
             scope_start, scope_end = max(scope_start, start - reach), min(scope_end, end + reach)

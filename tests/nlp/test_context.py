@@ -419,9 +419,15 @@ NEGATED = Assertion(negated=True)
         # an act the note says was not carried out; only acts ("the bleeding was cancelled" says nothing)
         ("The patient refused the colonoscopy because of the anemia.", {"colonoscopy": NEGATED, "anemia": NONE}),
         ("The MRI was cancelled.", {"MRI": NEGATED}),
+        # "but" ends the scope of a cue kept to acts too (medspaCy would let it pass: another target type)
+        ("The patient refused the colonoscopy, but an MRI was done.", {"colonoscopy": NEGATED, "MRI": NONE}),
         ("Dialysis was deferred.", {"dialysis": NEGATED}),
         ("A CBC was not drawn.", {"CBC": NEGATED}),
         ("Heparin was never given.", {"heparin": NEGATED}),
+        ("She was not started on heparin because of the bleeding.", {"heparin": NEGATED, "bleeding": NONE}),
+        ("She has never been on metoprolol.", {"metoprolol": NEGATED}),
+        ("She never received heparin.", {"heparin": NEGATED}),
+        ("She was not treated with heparin, but metoprolol was started.", {"heparin": NEGATED, "metoprolol": NONE}),
         ("She was unable to tolerate the MRI.", {"MRI": NEGATED}),
         # planning words put the act in the future; a plan told in the past may have been carried out
         ("We plan to start heparin.", {"heparin": PLANNED}),
