@@ -144,7 +144,19 @@ class ModifierFinder:
             span = (match[1], match[2])
             if span not in best or self._ours(match[0]):
                 best[span] = match
-        return prune_overlapping_matches(list(best.values()))
+        cues = prune_overlapping_matches([m for m in best.values() if not self._ends(m[0])])
+        # A terminator acts where it starts: one that runs into a cue ("but was" of "but was not
+        # intubated") ends the scopes before it and leaves the cue its words.
+        ends = []
+        for match_id, start, end in best.values():
+            if self._ends(match_id):
+                end = min([end, *(s for _, s, e in cues if start < s < end)])
+                if not any(s <= start < e for _, s, e in cues):
+                    ends.append((match_id, start, end))
+        return sorted(cues + prune_overlapping_matches(ends), key=lambda m: (m[1], m[2]))
+
+    def _ends(self, match_id: int) -> bool:
+        return self.rule_of(match_id).direction.upper() == "TERMINATE"
 
     def _ours(self, match_id: int) -> bool:
         metadata = self._matcher.rule_map[self._vocab.strings[match_id]].metadata or {}

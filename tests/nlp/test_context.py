@@ -444,6 +444,8 @@ NEGATED = Assertion(negated=True)
         # a new clause with its own subject ends a cue's scope
         ("There was no fever, so we obtained an MRI.", {"fever": NEGATED, "MRI": NONE}),
         ("She denied chest pain and we obtained a CBC.", {"chest pain": NEGATED, "CBC": NONE}),
+        # a new clause's terminator leaves the clause its own cue ("but was" of "but was not")
+        ("She had chest pain but was not bleeding.", {"chest pain": NONE, "bleeding": NEGATED}),
         ("It was thought she might need dialysis and she was given heparin.", {"dialysis": PLANNED, "heparin": NONE}),
     ],
 )
