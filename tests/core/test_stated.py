@@ -352,13 +352,18 @@ def test_stated_overlap_supports_overlaps_and_cites_the_cue(note_pipeline):
     "She had a GI bleed requiring Coumadin reversal.",
 ])
 def test_each_overlap_cue_supports_overlaps_only(note_pipeline, text):
+    _supports_overlap_only(note_pipeline, text, ("gi bleed", "condition"), ("coumadin", "medication"))
+
+
+def _supports_overlap_only(note_pipeline, text: str, first: tuple[str, str], second: tuple[str, str]) -> str:
+    """The explanation of a supported `overlaps`; an overlap says nothing about order, so neither
+    order is established, neither refuted."""
     index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
-    v = verify_query(index, _overlap_query("gi bleed", "condition", "coumadin", "medication"), settings)
+    v = verify_query(index, _overlap_query(*first, *second), settings)
     assert v.verdict.value == "supported", v.relations[0].explanation
-    # An overlap says nothing about order: neither order is established, neither refuted.
     for rel in ("before", "after"):
-        assert verify_query(index, _overlap_query("gi bleed", "condition", "coumadin", "medication", rel),
-                            settings).verdict.value == "insufficient"
+        assert verify_query(index, _overlap_query(*first, *second, rel), settings).verdict.value == "insufficient"
+    return v.relations[0].explanation
 
 
 @pytest.mark.parametrize("text", [
@@ -389,13 +394,8 @@ def test_a_treatment_for_her_condition_overlaps_it_and_follows_it(note_pipeline,
     ("On arrival she was febrile and coughing.", "was"),
 ])
 def test_findings_told_together_overlap(note_pipeline, text, cue):
-    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
-    v = verify_query(index, _overlap_query("fever", "condition", "cough", "condition"), settings)
-    assert v.verdict.value == "supported", v.relations[0].explanation
-    assert f"stated overlap: '{cue}'" in v.relations[0].explanation
-    for rel in ("before", "after"):  # told together says nothing of which began first
-        assert verify_query(index, _overlap_query("fever", "condition", "cough", "condition", rel),
-                            settings).verdict.value == "insufficient"
+    explanation = _supports_overlap_only(note_pipeline, text, ("fever", "condition"), ("cough", "condition"))
+    assert f"stated overlap: '{cue}'" in explanation
 
 
 @pytest.mark.parametrize("text", [
