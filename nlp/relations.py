@@ -24,12 +24,10 @@ from .narrative import PLACEMENT_RULES, Placement, Sentence, note_layout, phase_
 from .present_state import BOTH_CURRENT, both_current
 from .values import ValueFind, find_values
 
-__all__ = ["INDICATION", "TOLD_TOGETHER", "StatedOrder", "find_order", "find_relation", "hedged", "is_placement"]
+__all__ = ["StatedOrder", "end_kinds", "find_order", "find_relation", "hedged", "is_placement"]
 
 CUE_REACH = 600  # characters between two mentions that one passage's cue can relate
 STATED_CHANGE = "stated-change"  # "creatinine has gone from 2.1 to 4.2": the values in the order stated
-INDICATION = "for-indication"  # "X for Y": between a drug or an act and a condition only (the contract checks)
-TOLD_TOGETHER = "told-together"  # "presented with fever and cough": a list of findings present together
 WINDOW_EXTREME = "window-extreme"  # "highest temperature over the past 24 hours was 102.1 ... temperature is 99.2"
 
 Position = Literal["before_second", "between", "before_first", "opens_next", "names_operation"]
@@ -55,6 +53,7 @@ class _OrderRule:
     max_lead_words: int | None = None  # before_second: words allowed from the first mention to the cue
     not_after_second: re.Pattern[str] | None = None  # words right after the second mention that undo it ("was held")
     between_list: bool = False  # the words between the two are a list's joins ("fever, cough and chills")
+    ends: tuple[frozenset[str], frozenset[str]] | None = None  # kinds the earlier and the later end may be
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +227,13 @@ def rule_states_overlap(rule_id: str) -> bool:
     return rule is not None and rule.order == "overlap"
 
 
+def end_kinds(rule_id: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The kinds the earlier and the later end of this rule's relation may be ("X for Y": a drug
+    or an act for a condition), which the evidence contract checks; None: any kind."""
+    rule = _load_order_rules().by_id(rule_id)
+    return None if rule is None else rule.ends
+
+
 def rule_holds_during(rule_id: str) -> bool:
     """Does this order rule also state an overlap ("X for her Y": Y first, and still there during X)?"""
     rule = _load_order_rules().by_id(rule_id)
@@ -249,7 +255,8 @@ def _order_rules(raw: dict) -> _OrderRules:
                                bool(r.get("across_commas", False)), bool(r.get("holds_during", False)),
                                int(r["max_lead_words"]) if "max_lead_words" in r else None,
                                re.compile(r["not_after_second"], re.IGNORECASE) if r.get("not_after_second") else None,
-                               bool(r.get("between_list", False))))
+                               bool(r.get("between_list", False)),
+                               (frozenset(r["ends"]["earlier"]), frozenset(r["ends"]["later"])) if "ends" in r else None))
     hedge = re.compile(rf"\b(?:{raw['hedge']})\s+(?:[\w/'-]+\s+){{0,{int(raw['hedge_words_between'])}}}$",
                        re.IGNORECASE)
     return _OrderRules(int(raw["max_between_words"]), int(raw["max_words_before_cue"]), str(raw["fillers"]),

@@ -165,20 +165,14 @@ def _ends_take_part(rule: str, earlier, later, text: str) -> bool:
     certain. The past before a present state: a procedure an assessment names is a state it left
     ("a nonhealing amputation"), its act in the past, so it is not the present end. An earlier
     section: a procedure named as a purpose ("venogram for lead placement") is done or planned after
-    the words naming it, not an earlier act, so it is not the earlier end. Findings told together
-    ("presented with fever and cough") are findings: a procedure named beside them ("presented with
-    chest pain and underwent catheterization") is an act done for them. An indication ("X for Y")
-    relates a drug or an act to the condition it is for. "Prior to the procedure":
+    the words naming it, not an earlier act, so it is not the earlier end. A rule that names the
+    kinds of its ends (`ends` in the rule data) relates only those: an indication ("X for Y") a drug
+    or an act to a condition; findings told together ("presented with fever and cough") no
+    procedure, which is an act done for them. "Prior to the procedure":
     the end the note lists as its operation is that operation only if it is a procedure."""
     from medeventgraph.nlp.narrative import EARLIER_SECTION, PAST_BEFORE_PRESENT, names_purpose
     from medeventgraph.nlp.present_state import BOTH_CURRENT
-    from medeventgraph.nlp.relations import (
-        INDICATION,
-        TOLD_TOGETHER,
-        hedged,
-        in_operation_list,
-        names_operation,
-    )
+    from medeventgraph.nlp.relations import end_kinds, hedged, in_operation_list, names_operation
 
     if any(i.assertion.uncertain and hedged(text, (i.source.start, i.source.end)) for i in (earlier, later)):
         return False
@@ -186,10 +180,9 @@ def _ends_take_part(rule: str, earlier, later, text: str) -> bool:
         return all(i.assertion.affirmed_current and not i.assertion.uncertain for i in (earlier, later))
     if rule == PAST_BEFORE_PRESENT:
         return later.kind is not Kind.PROCEDURE
-    if rule == INDICATION:
-        return earlier.kind is Kind.CONDITION and later.kind in (Kind.MEDICATION, Kind.PROCEDURE)
-    if rule == TOLD_TOGETHER:
-        return all(i.kind is not Kind.PROCEDURE for i in (earlier, later))
+    kinds = end_kinds(rule)
+    if kinds is not None and not (earlier.kind.value in kinds[0] and later.kind.value in kinds[1]):
+        return False
     if rule == EARLIER_SECTION and earlier.kind is Kind.PROCEDURE:
         return not names_purpose(text, (earlier.source.start, earlier.source.end))
     if names_operation(rule):  # "prior to the procedure": the end in the operation list is that operation

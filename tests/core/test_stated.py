@@ -451,6 +451,23 @@ def test_an_indication_comes_first_and_holds_during(note_pipeline, text, first, 
             first, first_kind, "atrial fibrillation", "condition", "after"), settings).relations[0].explanation
 
 
+@pytest.mark.parametrize(("text", "cause", "cause_kind", "verdict"), [
+    # written for this test: a condition from its cause came after it
+    ("She developed acute kidney injury from dehydration.", "dehydration", "condition", "supported"),
+    ("She was hypotensive from sepsis.", "sepsis", "condition", "supported"),
+    ("She developed acute kidney injury from vancomycin.", "vancomycin", "medication", "supported"),
+    ("She was transferred from the intensive care unit with acute kidney injury.", "intensive care unit",
+     "procedure", "insufficient"),  # where she came from is no cause
+])
+def test_a_condition_from_its_cause_follows_it(note_pipeline, text, cause, cause_kind, verdict):
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    effect = "acute kidney injury" if "kidney" in text else "hypotension"
+    v = verify_query(index, _overlap_query(cause, cause_kind, effect, "condition", "before"), settings)
+    assert v.verdict.value == verdict, v.relations[0].explanation
+    if verdict == "supported":
+        assert "stated order: 'from'" in v.relations[0].explanation
+
+
 @pytest.mark.parametrize("text", [
     "She had no GI bleed while on Coumadin.",
     "If she has a GI bleed while on Coumadin, stop it.",
