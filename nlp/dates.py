@@ -50,9 +50,12 @@ _AGO = re.compile(r"\b(?P<n>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|
 _WORDS = re.compile(r"\b(?P<w>yesterday|today|this morning|last night|tonight)\b", re.IGNORECASE)
 _CLAUSE = re.compile(r"\band\b|\bbut\b|[,;]", re.IGNORECASE)
 # A time never crosses a word that orders two events: in "started on Augmentin, and then three
-# days prior to admission was given Rocephin" the time is Rocephin's, not Augmentin's.
-_SEQUENCE = re.compile(r"\b(?:then|subsequently|later|afterwards?|thereafter|followed\s+by|after\s+which)\b",
-                       re.IGNORECASE)
+# days prior to admission was given Rocephin" the time is Rocephin's, not Augmentin's. Nor a word
+# that sets its clause in the present ("cholecystectomy 10 days ago and now has a wound infection"),
+# unless it leads into the time itself ("a cholecystectomy, now 3 weeks ago": the words searched end
+# where the time starts).
+_SEQUENCE = re.compile(r"\b(?:then|subsequently|later|afterwards?|thereafter|followed\s+by|after\s+which|currently|presently"
+                       r"|now(?!\s*$))\b", re.IGNORECASE)
 # Nor does a time before a mention reach it when the mention is named as the cause of what the time
 # dates, which began before it ("died 4 days into the admission from sepsis": the death's time).
 _CAUSE_BEFORE = re.compile(r"\b(?:from|due\s+to|secondary\s+to|because\s+of)\s+(?:(?:his|her|the|an?)\s+)?$",

@@ -257,6 +257,14 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         # a modifier of time between the cue and the mention it governs
         ("He underwent CABG, complicated by postoperative atrial fibrillation.", "CABG", "atrial fibrillation",
          "complicated by"),
+        # the mention's own modifiers, how much was given, and how the event began
+        ("After a witnessed generalized seizure, she was loaded with levetiracetam.", "seizure", "levetiracetam",
+         "After"),
+        ("Her potassium dropped to 2.9 after several doses of furosemide.", "furosemide", "potassium", "after"),
+        ("She was given tPA within 2 hours of the onset of her stroke symptoms.", "stroke", "tPA",
+         "within 2 hours of"),
+        ("Hyperglycemia developed after high-dose steroids.", "steroids", "Hyperglycemia", "after"),
+        ("A rash appeared after 2 units of packed red blood cells.", "packed red blood cells", "rash", "after"),
     ],
 )
 def test_each_cue_reads_its_order(sentence, earlier, later, cue):
@@ -288,6 +296,8 @@ def test_each_cue_reads_its_order(sentence, earlier, later, cue):
         ("Her warfarin was held for the colonoscopy.", "warfarin", "colonoscopy"),
         # a comma that opens another clause, not the cue's own phrase
         ("She had a rash, and the patient was given vancomycin after the fever.", "rash", "fever"),
+        # a participle after "was" or "she" is a verb of another clause, not a modifier of the mention
+        ("She was treated with ceftriaxone and azithromycin.", "ceftriaxone", "azithromycin"),
     ],
 )
 def test_narrative_order_is_not_time_order(sentence, x, y):
@@ -348,6 +358,7 @@ def test_stated_overlap_supports_overlaps_and_cites_the_cue(note_pipeline):
     "She had a GI bleed at the same time as the Coumadin.",
     "She was kept on Coumadin throughout the GI bleed.",
     "Coumadin was stopped because of a GI bleed.",
+    "Coumadin was stopped on admission because of a GI bleed.",  # not 'because of' alone: the bleed first
     "GI bleed, on Coumadin.",  # a problem list's apposition
     "She had a GI bleed requiring Coumadin reversal.",
 ])

@@ -436,6 +436,11 @@ def test_a_time_never_crosses_a_sequence_word(finder):
     ("He developed chest pain and he was admitted two days ago.", "chest pain", False),
     ("He developed chest pain two days ago and he was admitted.", "chest pain", True),
     ("The biopsy, she reported, was done 2 days ago.", "biopsy", True),
+    # a word that sets its clause in the present keeps a past time out of it, unless it goes on to one
+    ("She underwent a cholecystectomy 10 days ago and now has a wound infection.", "wound infection", False),
+    ("She underwent a cholecystectomy 10 days ago and now has a wound infection.", "cholecystectomy", True),
+    ("Fevers began 3 days ago and she currently has a cough.", "cough", False),
+    ("She had a cholecystectomy, now 3 weeks ago.", "cholecystectomy", True),
     # "from" that is the time's own words names no cause
     ("She is 2 weeks out from her hernia repair.", "hernia repair", True),
 ])
