@@ -53,9 +53,11 @@ _CLAUSE = re.compile(r"\band\b|\bbut\b|[,;]", re.IGNORECASE)
 # days prior to admission was given Rocephin" the time is Rocephin's, not Augmentin's. Nor a word
 # that sets its clause in the present ("cholecystectomy 10 days ago and now has a wound infection"),
 # unless it leads into the time itself ("a cholecystectomy, now 3 weeks ago": the words searched end
-# where the time starts).
+# where the time starts), nor a clause of the presentation joined to it ("status post
+# tonsillectomy one week ago and presents with bleeding").
 _SEQUENCE = re.compile(r"\b(?:then|subsequently|later|afterwards?|thereafter|followed\s+by|after\s+which|currently|presently"
-                       r"|now(?!\s*$))\b", re.IGNORECASE)
+                       r"|now(?!\s*$)|and\s+(?:presents|presented|comes|came|returns|returned|complains))\b",
+                       re.IGNORECASE)
 # Nor does a time before a mention reach it when the mention is named as the cause of what the time
 # dates, which began before it ("died 4 days into the admission from sepsis": the death's time).
 _CAUSE_BEFORE = re.compile(r"\b(?:from|due\s+to|secondary\s+to|because\s+of)\s+(?:(?:his|her|the|an?)\s+)?$",

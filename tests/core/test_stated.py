@@ -265,6 +265,19 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
          "within 2 hours of"),
         ("Hyperglycemia developed after high-dose steroids.", "steroids", "Hyperglycemia", "after"),
         ("A rash appeared after 2 units of packed red blood cells.", "packed red blood cells", "rash", "after"),
+        ("Seizures recurred after the final cycle of chemotherapy.", "chemotherapy", "Seizures", "after"),
+        # a consequence told as a participle of the cause's clause
+        ("He tripped on the stairs, sustaining a wrist fracture.", "tripped", "wrist fracture", "sustaining"),
+        ("She fell at home, suffering a hip fracture.", "fell", "hip fracture", "suffering"),
+        # "ever since" is "since"
+        ("She has had nausea ever since the chemotherapy.", "chemotherapy", "nausea", "ever since"),
+        ("Ever since the surgery he has had diarrhea.", "surgery", "diarrhea", "Ever since"),
+        # what developed during a course began after it started
+        ("During the transfusion she developed a fever.", "transfusion", "fever", "developed"),
+        ("While on heparin, he developed thrombocytopenia.", "heparin", "thrombocytopenia", "developed"),
+        ("While she was receiving insulin she became hypoglycemic.", "insulin", "hypoglycemic", "became"),
+        ("In the course of the infusion he went into atrial fibrillation.", "infusion", "atrial fibrillation",
+         "went into"),
     ],
 )
 def test_each_cue_reads_its_order(sentence, earlier, later, cue):
@@ -298,6 +311,8 @@ def test_each_cue_reads_its_order(sentence, earlier, later, cue):
         ("She had a rash, and the patient was given vancomycin after the fever.", "rash", "fever"),
         # a participle after "was" or "she" is a verb of another clause, not a modifier of the mention
         ("She was treated with ceftriaxone and azithromycin.", "ceftriaxone", "azithromycin"),
+        # "suffering from" names a cause, not a consequence
+        ("He came in suffering from pneumonia and dehydration.", "pneumonia", "dehydration"),
     ],
 )
 def test_narrative_order_is_not_time_order(sentence, x, y):
@@ -441,6 +456,38 @@ def test_a_problem_treated_with_a_drug_overlaps_it_and_comes_first(note_pipeline
     for rel, verdict in (("overlaps", "supported"), ("before", "supported"), ("after", "refuted")):
         v = verify_query(index, _overlap_query("hyperkalemia", "condition", "insulin", "medication", rel), settings)
         assert v.verdict.value == verdict, (rel, v.relations[0].explanation)
+
+
+@pytest.mark.parametrize("text", [
+    # written for this test: what developed while a course went on began after the course did
+    "During the heparin infusion she developed thrombocytopenia.",
+    "While on heparin, she developed thrombocytopenia.",
+])
+def test_what_developed_during_a_course_follows_its_start_and_overlaps_it(note_pipeline, text):
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    for rel, verdict in (("overlaps", "supported"), ("before", "supported"), ("after", "refuted")):
+        v = verify_query(index, _overlap_query("heparin", "medication", "thrombocytopenia", "condition", rel), settings)
+        assert v.verdict.value == verdict, (rel, v.relations[0].explanation)
+
+
+@pytest.mark.parametrize(("text", "first", "first_kind", "verdict"), [
+    # written for this test: a problem named, and a drug or an act started at the next sentence's opening
+    ("Chest x-ray showed a left lower lobe pneumonia.  Started ceftriaxone.", "pneumonia", "condition", "supported"),
+    ("She was found to be in atrial fibrillation.  She was started on diltiazem.", "atrial fibrillation",
+     "condition", "supported"),
+    # a drug then a drug: the first is no problem the second was started for
+    ("She took aspirin at home.  She was started on diltiazem.", "aspirin", "medication", "insufficient"),
+    # a start that does not open the sentence is told by nothing
+    ("Chest x-ray showed a left lower lobe pneumonia.  Blood cultures were drawn and she started ceftriaxone.",
+     "pneumonia", "condition", "insufficient"),
+])
+def test_a_problem_then_a_start_at_the_next_opening(note_pipeline, text, first, first_kind, verdict):
+    second = ("diltiazem" if "diltiazem" in text else "ceftriaxone", "medication")
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    v = verify_query(index, _overlap_query(first, first_kind, *second, "before"), settings)
+    assert v.verdict.value == verdict, v.relations[0].explanation
+    if verdict == "supported":
+        assert "stated order: 'started" in v.relations[0].explanation.lower()
 
 
 @pytest.mark.parametrize(("text", "first", "first_kind", "verdict"), [

@@ -104,6 +104,12 @@ PNA = TargetTerm("pneumonia", "pneumonia", Kind.CONDITION, "query")
         ("Denies acute kidney injury and was treated for pneumonia.",
          {"acute kidney injury": True, "pneumonia": False}),
         ("No acute kidney injury. Pneumonia on imaging.", {"acute kidney injury": True, "Pneumonia": False}),
+        # a verb of change after "and was" opens another clause, out of the negation's reach
+        ("No acute kidney injury and became febrile with pneumonia.",
+         {"acute kidney injury": True, "pneumonia": False}),
+        ("No acute kidney injury and went on to develop pneumonia.", {"acute kidney injury": True, "pneumonia": False}),
+        ("No acute kidney injury and began to have pneumonia symptoms.",
+         {"acute kidney injury": True, "pneumonia": False}),
     ],
 )
 def test_negation_scope_terminators(pipeline, text, expected):

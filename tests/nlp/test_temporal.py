@@ -441,6 +441,11 @@ def test_a_time_never_crosses_a_sequence_word(finder):
     ("She underwent a cholecystectomy 10 days ago and now has a wound infection.", "cholecystectomy", True),
     ("Fevers began 3 days ago and she currently has a cough.", "cough", False),
     ("She had a cholecystectomy, now 3 weeks ago.", "cholecystectomy", True),
+    # nor into the presentation a joined clause tells
+    ("She is status post appendectomy 2 weeks ago and presents with wound drainage.", "wound drainage", False),
+    ("She is status post appendectomy 2 weeks ago and presents with wound drainage.", "appendectomy", True),
+    ("He had a colonoscopy 3 days ago and returned with rectal bleeding.", "rectal bleeding", False),
+    ("He had a colonoscopy 3 days ago and has had rectal bleeding since.", "rectal bleeding", True),
     # "from" that is the time's own words names no cause
     ("She is 2 weeks out from her hernia repair.", "hernia repair", True),
 ])
