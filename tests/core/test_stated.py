@@ -475,6 +475,8 @@ def test_what_developed_during_a_course_follows_its_start_and_overlaps_it(note_p
     ("Chest x-ray showed a left lower lobe pneumonia.  Started ceftriaxone.", "pneumonia", "condition", "supported"),
     ("She was found to be in atrial fibrillation.  She was started on diltiazem.", "atrial fibrillation",
      "condition", "supported"),
+    # a value that shows the problem, then what was started for it
+    ("Her potassium was 6.1 on arrival.  She was started on insulin.", "potassium", "lab", "supported"),
     # a drug then a drug: the first is no problem the second was started for
     ("She took aspirin at home.  She was started on diltiazem.", "aspirin", "medication", "insufficient"),
     # a start that does not open the sentence is told by nothing
@@ -482,7 +484,7 @@ def test_what_developed_during_a_course_follows_its_start_and_overlaps_it(note_p
      "pneumonia", "condition", "insufficient"),
 ])
 def test_a_problem_then_a_start_at_the_next_opening(note_pipeline, text, first, first_kind, verdict):
-    second = ("diltiazem" if "diltiazem" in text else "ceftriaxone", "medication")
+    second = next((d, "medication") for d in ("diltiazem", "ceftriaxone", "insulin") if d in text)
     index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
     v = verify_query(index, _overlap_query(first, first_kind, *second, "before"), settings)
     assert v.verdict.value == verdict, v.relations[0].explanation
