@@ -61,6 +61,7 @@ class _OrderRules:
     max_between_words: int
     max_words_before_cue: int
     fillers: str
+    list_item: str  # one item of a list a cue opens: the cue governs every item up to the mention
     rules: tuple[_OrderRule, ...]
     hedge: re.Pattern[str]  # a hedge right before a mention, up to its own words ("possible ")
     window_extreme: re.Pattern[str]  # a value told as a past window's highest or lowest ("Tmax")
@@ -260,7 +261,7 @@ def _order_rules(raw: dict) -> _OrderRules:
     hedge = re.compile(rf"\b(?:{raw['hedge']})\s+(?:[\w/'-]+\s+){{0,{int(raw['hedge_words_between'])}}}$",
                        re.IGNORECASE)
     return _OrderRules(int(raw["max_between_words"]), int(raw["max_words_before_cue"]), str(raw["fillers"]),
-                      tuple(rules), hedge, re.compile(raw["window_extreme"], re.IGNORECASE),
+                      str(raw["list_item"]), tuple(rules), hedge, re.compile(raw["window_extreme"], re.IGNORECASE),
                       frozenset(raw.get("operation_roles", ())),
                       re.compile(raw["list_joins"], re.IGNORECASE), re.compile(raw["list_stops"], re.IGNORECASE))
 
@@ -309,7 +310,8 @@ def _match(rule: _OrderRule, rules: _OrderRules, text: str, first, second, betwe
     if rule.position == "before_second":
         if breaks:
             return None
-        m = re.search(rf"(?<![\w-])(?P<cue>{rule.cue.pattern})\s+{rules.fillers}$", between, re.IGNORECASE)
+        m = re.search(rf"(?<![\w-])(?P<cue>{rule.cue.pattern})\s+{rules.fillers}{_listed(rules, 1)}$", between,
+                      re.IGNORECASE)
         if m is None:
             return None
         lead = between[: m.start("cue")]
@@ -352,7 +354,8 @@ def _match(rule: _OrderRule, rules: _OrderRules, text: str, first, second, betwe
         sentence_start = max([e + 1 for e in _ends(text[: first[0]])], default=0)
         lead = text[sentence_start:first[0]]
         # a prefix joined to the first mention by its hyphen ("post-transfusion hemoglobin") is a cue too
-        m = re.search(rf"(?:^|[\s,(])(?P<cue>{rule.cue.pattern})(?:\s+{rules.fillers}|(?<=-))$", lead, re.IGNORECASE)
+        m = re.search(rf"(?:^|[\s,(])(?P<cue>{rule.cue.pattern})(?:\s+{rules.fillers}{_listed(rules, 0)}|(?<=-))$", lead,
+                      re.IGNORECASE)
         return (sentence_start + m.start("cue"), sentence_start + m.end("cue")) if m else None
     # opens_next: the first mention's sentence ends between them and the next one opens with the cue
     if len(breaks) != 1:
@@ -363,6 +366,14 @@ def _match(rule: _OrderRule, rules: _OrderRules, text: str, first, second, betwe
         return None
     offset = base + breaks[0] + 1
     return (offset + m.start("cue"), offset + m.end("cue"))
+
+
+def _listed(rules: _OrderRules, commas: int) -> str:
+    """The items of a list before the mention, its last: 'vancomycin and ', 'cefazolin, vancomycin and '
+    (at least `commas` commas: right before a second mention, 'after surgery and AKI developed'
+    may join a clause, not an item)."""
+    item = rules.list_item
+    return rf"(?:{item}(?:\s*,\s*{item}){{{commas},3}},?\s+(?:and|or)\s+(?:(?:an?|the|his|her|their)\s+)?)?"
 
 
 _LIST_TOKEN = re.compile(r"[\w'/&-]+|[^\w\s]")

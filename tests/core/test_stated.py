@@ -266,6 +266,12 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         ("Hyperglycemia developed after high-dose steroids.", "steroids", "Hyperglycemia", "after"),
         ("A rash appeared after 2 units of packed red blood cells.", "packed red blood cells", "rash", "after"),
         ("Seizures recurred after the final cycle of chemotherapy.", "chemotherapy", "Seizures", "after"),
+        # a cue governs every item of the list it opens
+        ("After vancomycin and gentamicin she developed acute kidney injury.", "gentamicin", "acute kidney injury",
+         "After"),
+        ("She developed a rash after cefazolin, vancomycin and piperacillin.", "piperacillin", "rash", "after"),
+        ("The colectomy was complicated by an ileus, pneumonia and a wound infection.", "colectomy", "wound infection",
+         "complicated by"),
         # a consequence told as a participle of the cause's clause
         ("He tripped on the stairs, sustaining a wrist fracture.", "tripped", "wrist fracture", "sustaining"),
         ("She fell at home, suffering a hip fracture.", "fell", "hip fracture", "suffering"),
@@ -291,6 +297,7 @@ def test_each_cue_reads_its_order(sentence, earlier, later, cue):
     ("sentence", "x", "y"),
     [
         ("She was started on vancomycin.  She developed acute kidney injury.", "vancomycin", "acute kidney injury"),
+        # an item joined without a comma right before the second mention may open a clause of its own
         ("Vancomycin was given after surgery and AKI developed.", "Vancomycin", "AKI"),
         # real (mts-3856): "shortly after the intubation" dates the Rocephin, not the sepsis concern
         (("Because of concern regarding pneumonia or sepsis, the patient received one gram of Rocephin "
@@ -311,6 +318,9 @@ def test_each_cue_reads_its_order(sentence, earlier, later, cue):
         ("She had a rash, and the patient was given vancomycin after the fever.", "rash", "fever"),
         # a participle after "was" or "she" is a verb of another clause, not a modifier of the mention
         ("She was treated with ceftriaxone and azithromycin.", "ceftriaxone", "azithromycin"),
+        # a list's item is no phrase of a word of its own ("concern regarding")
+        ("Because of concern regarding pneumonia or sepsis, she received Rocephin after the intubation.", "sepsis",
+         "intubation"),
         # "suffering from" names a cause, not a consequence
         ("He came in suffering from pneumonia and dehydration.", "pneumonia", "dehydration"),
     ],
