@@ -108,10 +108,6 @@ PNA = TargetTerm("pneumonia", "pneumonia", Kind.CONDITION, "query")
         ("No acute kidney injury and became febrile with pneumonia.",
          {"acute kidney injury": True, "pneumonia": False}),
         ("No acute kidney injury and went on to develop pneumonia.", {"acute kidney injury": True, "pneumonia": False}),
-        # a test's result told after it is the test's, not a finding's told before; what it looked for is denied
-        ("She had acute kidney injury and a CT was obtained, which was negative.", {"acute kidney injury": False}),
-        ("She had acute kidney injury and a CT was obtained, which was negative for pneumonia.",
-         {"acute kidney injury": False, "pneumonia": True}),
         ("No acute kidney injury and began to have pneumonia symptoms.",
          {"acute kidney injury": True, "pneumonia": False}),
     ],
