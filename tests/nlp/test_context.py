@@ -372,9 +372,24 @@ def test_a_time_ahead_of_the_note_plans_what_its_clause_tells(pipeline, text, ex
     assert all(o.extra_value("planned_at") for o in planned)  # the words that made it a plan travel with it
 
 
-def test_a_finding_told_as_unlikely_is_uncertain(pipeline):
-    (occ,) = pipeline.mentions([make_note("Pneumonia is unlikely.")], AKI_TERMS)
-    assert occ.assertion.uncertain
+DOUBTED = Assertion(negated=True, uncertain=True)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("Pneumonia is unlikely.", {"Pneumonia": DOUBTED}),
+        # 'but this' points back over the 'but' to the clause it judges
+        ("The fever may have come from a pneumonia, but this is unlikely.", {"pneumonia": DOUBTED}),
+        ("Her AKI might be from vancomycin, but that seems very unlikely.",
+         {"AKI": DOUBTED, "vancomycin": DOUBTED}),
+        # without its pointer a doubt stays in its own clause
+        ("She had pneumonia, but AKI is unlikely.", {"pneumonia": NONE, "AKI": DOUBTED}),
+    ],
+)
+def test_a_finding_told_as_unlikely_is_denied_with_doubt(pipeline, sentence, expected):
+    occs = pipeline.mentions([make_note(sentence)], AKI_TERMS)
+    assert {o.extra_value("literal"): o.assertion for o in occs} == expected
 
 
 UNCERTAIN = Assertion(uncertain=True)
