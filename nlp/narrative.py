@@ -53,6 +53,13 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
+class _EpisodeTime:
+    kind: str  # what it counts: "hospital day", "postoperative day", "day of life", "hour" ...
+    pattern: re.Pattern[str]  # groups: n (a count, unit), h/m/half or h24/m24 (an hour), part/night
+    recent: bool  # a time just before the note ("this morning"), read as recent_time is
+
+
+@dataclass(frozen=True, slots=True)
 class _NarrativeRules:
     narrative_roles: frozenset[str]  # sections whose sentences tell events in the order they happened
     history_roles: frozenset[str]  # sections that hold the patient's past
@@ -60,6 +67,7 @@ class _NarrativeRules:
     turns_back: re.Pattern[str]  # a sentence that steps back in time from the one before it
     states_time: re.Pattern[str]  # a sentence that states a date, a year, "3 weeks ago" (then the time decides)
     recent_time: re.Pattern[str]  # a sentence that states a time just before the note ("last night")
+    episode_time: tuple[_EpisodeTime, ...]  # times counted within the stay, the day or a life ("POD #3", "at 0600")
     history_cue: re.Pattern[str]  # words before a mention that place it in the patient's past
     history_reach: int  # characters before a mention a history cue may stand
     phases: dict[str, float]  # section role -> its phase in the note's story (0: the past)
@@ -107,6 +115,8 @@ def _narrative_rules(raw: dict) -> _NarrativeRules:
     return _NarrativeRules(roles["narrative_roles"], roles["history_roles"],
                           _words(raw, "past"), _words(raw, "turns_back"), _words(raw, "states_time"),
                           _words(raw, "recent_time"),
+                          tuple(_EpisodeTime(str(e["kind"]), re.compile(e["pattern"], re.IGNORECASE), bool(e.get("recent")))
+                                for e in raw["episode_time"]),
                           _history_cue(raw["history_cue"], int(raw["history_words_between"])),
                           int(raw["history_reach"]), phases, roles["after_history_roles"],
                           _words(raw, "past_time"), roles["stay_roles"], roles["diagnosis_roles"], cues, _words(raw, "state_after"),
@@ -283,13 +293,19 @@ def told_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement |
         return None
     if rules.turns_back.search(told[-1]) or _goes_on(text, rules, second):
         return None  # the later event is told as having come first, or as a state that went on from before
-    timed = [bool(rules.states_time.search(t) or rules.recent_time.search(t)) for t in told]
-    stated = rules.states_time.search(told[-1]) or (rules.recent_time.search(told[-1])
-                                                    and rules.presentation.search(told[0]))
+    first_at, last_at = _episode_times(told[0]), _episode_times(told[-1])
+    timed = [bool(rules.states_time.search(t) or rules.recent_time.search(t) or _episode_times(t)) for t in told]
+    stated = (rules.states_time.search(told[-1])
+              or any(r.pattern.search(told[-1]) for r in rules.episode_time if not r.recent)
+              or (rules.recent_time.search(told[-1]) and rules.presentation.search(told[0])))
     if stated and not timed[0]:
         return None  # the later event states its own time: that decides, the telling does not (a time
         # just before the note, "yesterday", follows what was told before it, unless that was the
         # presentation itself, which an HPI tells first and then steps back from)
+    if timed[0] and timed[-1] and (first_at or last_at) and not _counts_on(first_at, last_at):
+        return None  # a day of the stay, an hour or a part of today at one end: unless the other end
+        # counts the same way and no less ("hospital day 2" ... "hospital day 4"), the times decide,
+        # and where they cannot (no admission date) the telling, which may go back, does not
     if any(_opens_with_time(rules, t) for t in told[1:-1]) and not (timed[0] and timed[-1]):
         return None  # a time that opens a sentence on the way ("In 2015, ...") may set the frame of what
         # follows; one inside a sentence ("the last panel on 12/5/2003 showed ...") dates its own clause.
@@ -323,6 +339,53 @@ def _goes_on(text: str, rules: _NarrativeRules, span: tuple[int, int]) -> bool:
     fever") rather than as an event that began?"""
     before, after = text[max(0, span[0] - _STATE_REACH):span[0]], text[span[1]:span[1] + _STATE_REACH]
     return bool(rules.state_before.search(before) or rules.state_after.search(after))
+
+
+_COUNTS = {w: i + 1 for i, w in enumerate(("one", "two", "three", "four", "five", "six", "seven", "eight",
+                                             "nine", "ten"))}
+_ORDINALS = {w: i + 1 for i, w in enumerate(("first", "second", "third", "fourth", "fifth", "sixth", "seventh",
+                                             "eighth", "ninth", "tenth"))}
+_DAYS_IN = {"day": 1, "week": 7, "month": 30}
+_PARTS_OF_DAY = {"morning": 0, "afternoon": 1, "evening": 2, "night": 3}
+
+
+def _episode_times(sentence: str) -> dict[str, tuple[int | None, ...]]:
+    """The times within the stay, the day or a life that a sentence states, by what they count
+    (resources/narrative_rules.json episode_time), each as a number on that scale: the day of the
+    stay, of the operation or of life, the age in days, minutes after midnight, the part of today;
+    None where the words give no number ("preoperatively")."""
+    found: dict[str, list[int | None]] = {}
+    for rule in _load_narrative_rules().episode_time:
+        for m in rule.pattern.finditer(sentence):
+            found.setdefault(rule.kind, []).append(_count(m))
+    return {kind: tuple(values) for kind, values in found.items()}
+
+
+def _count(m: re.Match[str]) -> int | None:
+    said = {k: v.lower() for k, v in m.groupdict().items() if v}
+    if "n" in said:
+        n = said["n"]
+        value = _COUNTS.get(n) or _ORDINALS.get(n) or int(n.rstrip("stndrh"))
+        return value * _DAYS_IN[said["unit"].rstrip("s")] if "unit" in said else value
+    if "h" in said or "h24" in said:
+        hour, minute = int(said.get("h", said.get("h24", "0"))), int(said.get("m", said.get("m24", "0")))
+        if "half" in said:
+            hour = hour % 12 + (12 if said["half"].startswith("p") else 0)
+        return hour * 60 + minute
+    if "part" in said or "night" in said:
+        return _PARTS_OF_DAY[said.get("part", "night")]
+    return None
+
+
+def _counts_on(earlier: dict[str, tuple[int | None, ...]], later: dict[str, tuple[int | None, ...]]) -> bool:
+    """Do the two sentences count one scale, the later no less than the earlier ("hospital day 2"
+    ... "hospital day 4", "at 2 a.m." ... "at 6 a.m.")?"""
+    for kind in earlier.keys() & later.keys():
+        before = [v for v in earlier[kind] if v is not None]
+        after = [v for v in later[kind] if v is not None]
+        if len(before) == len(earlier[kind]) and len(after) == len(later[kind]) and min(after) >= max(before):
+            return True
+    return False
 
 
 _OPENING_WORDS = 4  # words at the start of a sentence where a time sets the frame of what follows

@@ -603,6 +603,21 @@ def test_a_placement_is_in_the_bundle_and_rechecked_by_the_contract(note_pipelin
         assert not check_stated(forged, q, items, index.documents)
 
 
+@pytest.mark.parametrize("text", [
+    "HOSPITAL COURSE: She developed a rash on hospital day 4.  She received vancomycin on hospital day 2.",
+    "HOSPITAL COURSE: She developed a rash on POD #3.  Vancomycin was given on POD #1.",
+    "HOSPITAL COURSE: At 1800 she developed a rash.  She received vancomycin at 1400.",
+    "HISTORY OF PRESENT ILLNESS: She developed a rash this afternoon.  She received vancomycin this morning.",
+])
+def test_times_of_the_stay_told_in_reverse_support_no_told_order(note_pipeline, text):
+    """Told in reverse, each with a time of the stay the record cannot date (no admission or
+    operation date): the telling must not put the rash first."""
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    v = verify_query(index, _overlap_query("rash", "condition", "vancomycin", "medication", "before"), settings)
+    assert v.verdict.value != "supported", v.relations[0].explanation
+    assert not any(e.kind == "relation" and e.polarity == "supports" for e in v.evidence)
+
+
 def test_one_placement_orders_an_earlier_mention_before_each_later_one(note_pipeline):
     """One heading places one earlier mention before two later mentions: both orders are kept
     (each its own bundle item), so when the first later mention is planned, the second decides."""

@@ -120,6 +120,43 @@ def test_no_told_order(text):
     assert told_order(text, span(text, "ancomycin"), span(text, "ash")) is None
 
 
+@pytest.mark.parametrize("text", [
+    # a day of the stay, of the operation or of life at each end: the days decide, not the telling
+    "HOSPITAL COURSE: She developed a rash on hospital day 4.  She received vancomycin on hospital day 2.",
+    "HOSPITAL COURSE: She developed a rash on HD #4.  She received vancomycin on HD #2.",
+    "HOSPITAL COURSE: She developed a rash on POD 3.  She received vancomycin on postoperative day 1.",
+    "HOSPITAL COURSE: On the third hospital day she developed a rash.  She was given vancomycin on the first hospital day.",
+    "HOSPITAL COURSE: A rash was noted on day of life 5.  Vancomycin was started on DOL 2.",
+    # an hour, a part of the day, an age
+    "HOSPITAL COURSE: At 0600 she developed a rash.  She received vancomycin at 0200.",
+    "HOSPITAL COURSE: She developed a rash at 6:30 p.m.  She received vancomycin at 2 p.m.",
+    "HISTORY OF PRESENT ILLNESS: She developed a rash this afternoon.  She received vancomycin this morning.",
+    "HISTORY OF PRESENT ILLNESS: She developed a rash at 3 weeks of age.  She received vancomycin at 2 weeks of age.",
+    # a day of the stay told after an untimed event steps back as a date would
+    "HOSPITAL COURSE: She developed a rash.  She was given vancomycin on hospital day 2.",
+    "HOSPITAL COURSE: She developed a rash.  Preoperatively she was given vancomycin.",
+])
+def test_times_of_the_stay_at_both_ends_decide_instead_of_the_telling(text):
+    assert told_order(text, span(text, "rash"), span(text, "ancomycin")) is None
+
+
+@pytest.mark.parametrize("text", [
+    # the same day of the stay at both ends: the telling orders what the day leaves open
+    "HOSPITAL COURSE: On hospital day 2 she was given vancomycin.  On hospital day 2 she developed a rash.",
+    # a day of the stay before, none after: told in order
+    "HOSPITAL COURSE: She was given vancomycin on hospital day 2.  She then developed a rash.",
+    # counted on one scale, the later no less: the telling agrees with the times
+    "HOSPITAL COURSE: She was given vancomycin on hospital day 2.  On hospital day 4 she developed a rash.",
+    "HOSPITAL COURSE: She was given vancomycin on POD #1.  On the third postoperative day she developed a rash.",
+    "HISTORY OF PRESENT ILLNESS: She was given vancomycin this morning.  This evening she developed a rash.",
+    # a dose is no hour
+    "HOSPITAL COURSE: She was given vancomycin at 1000 mg daily.  She developed a rash at 2 weeks.",
+])
+def test_a_time_of_the_stay_that_leaves_the_order_open_keeps_the_telling(text):
+    placed = told_order(text, span(text, "ancomycin"), span(text, "rash"))
+    assert placed is not None and placed.rule == TOLD_IN_ORDER and placed.earlier == span(text, "ancomycin")
+
+
 def test_history_before_the_episode():
     text = ("PAST SURGICAL HISTORY: ,Appendectomy.,HISTORY OF PRESENT ILLNESS: ,She presented with "
             "right lower quadrant pain and was found to have a small bowel obstruction.")
