@@ -219,6 +219,9 @@ def test_postoperative_day_with_a_stated_operation_date(finder):
     ("On the third day of admission she had a rash.", "On the third day of admission", "2024-01-12"),
     ("The drain was removed on postop day one.", "on postop day one", "2024-01-12"),
     ("On the second postoperative day she was ambulating.", "On the second postoperative day", "2024-01-13"),
+    # dictation says the count's word "number"
+    ("On postoperative day number two she was ambulating.", "On postoperative day number two", "2024-01-13"),
+    ("Renal function worsened on hospital day number 3.", "on hospital day number 3", "2024-01-12"),
     ("On the day of surgery she had a rash.", "On the day of surgery", "2024-01-11"),
     ("The day after the operation she had a rash.", "The day after the operation", "2024-01-12"),
     ("Two days after surgery she had a rash.", "Two days after surgery", "2024-01-13"),
