@@ -342,6 +342,8 @@ def _match(rule: _OrderRule, rules: _OrderRules, text: str, first, second, betwe
         short = len(_WORD.findall(between)) <= rules.max_between_words
         for m in re.finditer(rf"(?<![\w-])(?:{rule.cue.pattern})(?![\w-])", between, re.IGNORECASE):
             rest = between[m.end():]
+            if _NEW_CLAUSE.search(rest):
+                continue  # "pain due to a fall and she was given X": the cue's object ends where a clause opens
             if short or (len(_WORD.findall(between[:m.start()])) <= rules.max_between_words
                          and len(_WORD.findall(rest)) <= rules.max_between_words and not re.search(r"[,;:()]", rest)):
                 return (base + m.start(), base + m.end())

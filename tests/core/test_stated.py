@@ -284,6 +284,21 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         ("While she was receiving insulin she became hypoglycemic.", "insulin", "hypoglycemic", "became"),
         ("In the course of the infusion he went into atrial fibrillation.", "infusion", "atrial fibrillation",
          "went into"),
+        # a cause joined to its effect by a hyphen, or named as what the effect resulted from
+        ("She developed vancomycin-induced nephrotoxicity.", "vancomycin", "nephrotoxicity", "-induced"),
+        ("He has a catheter-associated bloodstream infection.", "catheter", "bloodstream infection", "-associated"),
+        ("She developed a rash as a result of the amoxicillin.", "amoxicillin", "rash", "as a result of"),
+        ("The hyponatremia was felt to be related to her hydrochlorothiazide.", "hydrochlorothiazide",
+         "hyponatremia", "related to"),
+        ("She developed hives as a reaction to cefazolin.", "cefazolin", "hives", "as a reaction to"),
+        ("He had a prolonged ileus as a complication of the colectomy.", "colectomy", "ileus",
+         "as a complication of"),
+        # "as a result" alone tells what follows as the consequence
+        ("She took ibuprofen daily, and as a result developed a gastric ulcer.", "ibuprofen", "gastric ulcer",
+         "and as a result"),
+        # "post" alone is "after"; a count "into" a course is a day of it
+        ("Her hemoglobin post transfusion was 9.1.", "transfusion", "hemoglobin", "post"),
+        ("Rigors began two hours into the amphotericin infusion.", "amphotericin", "Rigors", "two hours into"),
     ],
 )
 def test_each_cue_reads_its_order(sentence, earlier, later, cue):
@@ -323,6 +338,12 @@ def test_each_cue_reads_its_order(sentence, earlier, later, cue):
          "intubation"),
         # "suffering from" names a cause, not a consequence
         ("He came in suffering from pneumonia and dehydration.", "pneumonia", "dehydration"),
+        # a cause's object ends where another clause opens
+        ("Her pain is due to a fall and she was given morphine.", "pain", "morphine"),
+        ("The rash was attributed to soap and she was given prednisone.", "rash", "prednisone"),
+        ("Her pain is related to movement and she was given morphine.", "pain", "morphine"),
+        # a hyphen after another word is that word's cause, not the mention's
+        ("She was given vancomycin for a drug-induced rash.", "vancomycin", "rash"),
     ],
 )
 def test_narrative_order_is_not_time_order(sentence, x, y):
