@@ -392,6 +392,30 @@ def test_a_finding_told_as_unlikely_is_denied_with_doubt(pipeline, sentence, exp
     assert {o.extra_value("literal"): o.assertion for o in occs} == expected
 
 
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # a finding told after it as not seen, or absent
+        ("On repeat imaging a pneumonia was not seen.", {"pneumonia": Assertion(negated=True)}),
+        ("Pneumonia was absent on the second film.", {"pneumonia": Assertion(negated=True)}),
+        # 'not seen' looks back at a finding only: the patient not seen by a service is no denial of what follows
+        ("She was not seen by nephrology for her AKI.", {"aki": NONE}),
+        # an act ordered and never given
+        ("Vancomycin was ordered but never given.", {"vancomycin": Assertion(negated=True)}),
+        ("Vancomycin never given per the MAR.", {"vancomycin": Assertion(negated=True)}),
+        # an act only talked of
+        ("Vancomycin was considered.", {"vancomycin": Assertion(hypothetical=True)}),
+        ("Vancomycin was discussed with the family.", {"vancomycin": Assertion(hypothetical=True)}),
+        # what the patient is taught about or watched for may come
+        ("She was counseled about AKI.", {"aki": Assertion(hypothetical=True)}),
+        ("She was watched for pneumonia.", {"pneumonia": Assertion(hypothetical=True)}),
+    ],
+)
+def test_what_was_not_seen_given_or_done_is_no_event(pipeline, sentence, expected):
+    occs = pipeline.mentions([make_note(sentence)], AKI_TERMS)
+    assert {str(o.extra_value("literal")).lower(): o.assertion for o in occs} == expected
+
+
 UNCERTAIN = Assertion(uncertain=True)
 FAMILY = Assertion(family=True)
 NEGATED = Assertion(negated=True)
