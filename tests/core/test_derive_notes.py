@@ -76,6 +76,7 @@ def _rules(derived: list[Occurrence]) -> list[str]:
     ("Hemoglobin dropped to 7.2.", "anemia-value", "Hemoglobin dropped to 7.2"),
     ("WBC 18.4 with a left shift.", "leukocytosis", "WBC 18.4"),
     ("Platelets 42 on the second day.", "thrombocytopenia", "Platelets 42"),
+    ("Her oxygen saturation was 84% on room air.", "hypoxemia-reading", "oxygen saturation was 84%"),
 ])
 def test_limit_findings_cite_the_note_span(note_pipeline, text: str, rule: str, cited: str) -> None:
     derived, _ = _derive(note_pipeline, _note(text))
@@ -101,6 +102,8 @@ def test_limit_findings_cite_the_note_span(note_pipeline, text: str, rule: str, 
     "Lactate was not 4.1.",
     "K 4.9, lactate 1.8, BP 132/70.",
     "Heart rate 88, temperature 98.6, sodium 139, glucose 112, hemoglobin 13.1, WBC 7.2, platelets 250.",
+    "Oxygen saturation 96% on room air; goal saturation above 88%.",
+    "Her central venous oxygen saturation was 62%.",
 ])
 def test_no_finding_without_a_measurement_past_the_limit(note_pipeline, text: str) -> None:
     derived, _ = _derive(note_pipeline, _note(text))
