@@ -407,6 +407,10 @@ def test_stated_overlap_supports_overlaps_and_cites_the_cue(note_pipeline):
     "Coumadin was stopped on admission because of a GI bleed.",  # not 'because of' alone: the bleed first
     "GI bleed, on Coumadin.",  # a problem list's apposition
     "She had a GI bleed requiring Coumadin reversal.",
+    # 'while' right before the mention, and a sentence opening with the time of the other
+    "She had a GI bleed while Coumadin was being given.",
+    "At the time of the GI bleed she was taking Coumadin.",
+    "Concurrently with the Coumadin she had a GI bleed.",
 ])
 def test_each_overlap_cue_supports_overlaps_only(note_pipeline, text):
     _supports_overlap_only(note_pipeline, text, ("gi bleed", "condition"), ("coumadin", "medication"))
