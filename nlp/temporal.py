@@ -304,6 +304,9 @@ class TimeFinder:
             if previous is not None and previous.anchor == "stated" and _YEARLESS.search(body) \
                     and not _AHEAD.search(body) and not absolute:
                 time = _nearest_year(time, previous.time)
+            elif _YEARLESS.search(body) and not _AHEAD.search(body) and not absolute \
+                    and _TOLD_PAST.search(sentence) and not _PLANS.search(sentence):
+                time = _year_before(time, note)
             part = next((p for p in ("morning", "afternoon", "evening", "night") if p in body.lower()), None)
             out.append(TimeMention(start, end, body, time, part, "stated" if absolute else "note"))
         return out
@@ -315,6 +318,25 @@ class TimeFinder:
 _YEARLESS = re.compile(r"\b\d{1,2}/\d{1,2}\b(?!/)|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b",
                        re.IGNORECASE)
 _AHEAD = re.compile(r"\b(?:next|coming|upcoming|following|tomorrow)\b", re.IGNORECASE)
+
+
+# A clause told in the past ("she received vancomycin on 3/1") with a date past the note's day and
+# no year: the latest such day before the note, last year's, not a plan (none of _PLANS' words).
+_TOLD_PAST = re.compile(r"\b(?:was|were|had|did|underwent|received|developed|became|began|went|came|took|"
+                        r"gave|got|fell|saw|[a-z]{3,}ed)\b", re.IGNORECASE)
+_PLANS = re.compile(r"\b(?:will|would|shall|plan(?:s|ned)?|scheduled|follow(?:\s|-)?up|return|appointment|"
+                    r"due|expected|anticipated|next|to\s+(?:be|have|start|undergo|see|return))\b", re.IGNORECASE)
+
+
+def _year_before(time: EventTime, note: datetime | None) -> EventTime:
+    """The same month and day a year earlier, where the general resolver put it past the note's day."""
+    start = time.start
+    if start is None or note is None or time.granularity is not Granularity.DAY or start < _day(note) + timedelta(days=1):
+        return time
+    try:
+        return replace(time, start=start.replace(year=start.year - 1))
+    except ValueError:  # 29 February
+        return time
 
 
 def _nearest_year(time: EventTime, told: EventTime) -> EventTime:

@@ -104,8 +104,15 @@ def test_a_date_without_its_year_takes_the_year_the_passage_told(finder, told, y
     (first,) = finder.find(told, ANCHORS)
     (t,) = finder.find(yearless, ANCHORS, first)
     assert t.time.start.date().isoformat() == day and t.time.granularity is Granularity.DAY
-    # without a stated date before it, a yearless date after the note's day is a plan: dropped
-    assert finder.find("On 12/28, she had a fever.", ANCHORS) == ()
+    # without a stated date before it: told in the past, the latest such day before the note
+    (t,) = finder.find("On 12/28, she had a fever.", ANCHORS)
+    assert t.time.start.date().isoformat() == "2023-12-28"
+    (t,) = finder.find("She received vancomycin at an outside hospital on March 1.", ANCHORS)
+    assert t.time.start.date().isoformat() == "2023-03-01"
+    # told as a plan, or not in the past, it is no event's date: dropped
+    assert finder.find("She is scheduled for a colonoscopy on 12/28.", ANCHORS) == ()
+    assert finder.find("She was scheduled to return on 12/28.", ANCHORS) == ()
+    assert finder.find("Her colonoscopy is on 12/28.", ANCHORS) == ()
 
 
 @pytest.mark.parametrize(("sentence", "expression", "days_ago"), [
