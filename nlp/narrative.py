@@ -57,6 +57,7 @@ class _EpisodeTime:
     kind: str  # what it counts: "hospital day", "postoperative day", "day of life", "hour" ...
     pattern: re.Pattern[str]  # groups: n (a count, unit), h/m/half or h24/m24 (an hour), part/night
     recent: bool  # a time just before the note ("this morning"), read as recent_time is
+    paired: bool  # weighs only against the same kind at the other end ("on admission" ... "at discharge")
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +116,8 @@ def _narrative_rules(raw: dict) -> _NarrativeRules:
     return _NarrativeRules(roles["narrative_roles"], roles["history_roles"],
                           _words(raw, "past"), _words(raw, "turns_back"), _words(raw, "states_time"),
                           _words(raw, "recent_time"),
-                          tuple(_EpisodeTime(str(e["kind"]), re.compile(e["pattern"], re.IGNORECASE), bool(e.get("recent")))
+                          tuple(_EpisodeTime(str(e["kind"]), re.compile(e["pattern"], re.IGNORECASE), bool(e.get("recent")),
+                                              bool(e.get("paired")))
                                 for e in raw["episode_time"]),
                           _history_cue(raw["history_cue"], int(raw["history_words_between"])),
                           int(raw["history_reach"]), phases, roles["after_history_roles"],
@@ -294,15 +296,17 @@ def told_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement |
     if rules.turns_back.search(told[-1]) or _goes_on(text, rules, second):
         return None  # the later event is told as having come first, or as a state that went on from before
     first_at, last_at = _episode_times(told[0]), _episode_times(told[-1])
-    timed = [bool(rules.states_time.search(t) or rules.recent_time.search(t) or _episode_times(t)) for t in told]
+    timed = [bool(rules.states_time.search(t) or rules.recent_time.search(t) or _episode_times(t, alone=True))
+             for t in told]
     stated = (rules.states_time.search(told[-1])
-              or any(r.pattern.search(told[-1]) for r in rules.episode_time if not r.recent)
+              or any(r.pattern.search(told[-1]) for r in rules.episode_time if not (r.recent or r.paired))
               or (rules.recent_time.search(told[-1]) and rules.presentation.search(told[0])))
     if stated and not timed[0]:
         return None  # the later event states its own time: that decides, the telling does not (a time
         # just before the note, "yesterday", follows what was told before it, unless that was the
         # presentation itself, which an HPI tells first and then steps back from)
-    if timed[0] and timed[-1] and (first_at or last_at) and not _counts_on(first_at, last_at):
+    if (timed[0] or first_at) and (timed[-1] or last_at) and _weighed(first_at, last_at) \
+            and not _counts_on(first_at, last_at):
         return None  # a day of the stay, an hour or a part of today at one end: unless the other end
         # counts the same way and no less ("hospital day 2" ... "hospital day 4"), the times decide,
         # and where they cannot (no admission date) the telling, which may go back, does not
@@ -349,13 +353,16 @@ _DAYS_IN = {"day": 1, "week": 7, "month": 30}
 _PARTS_OF_DAY = {"morning": 0, "afternoon": 1, "evening": 2, "night": 3}
 
 
-def _episode_times(sentence: str) -> dict[str, tuple[int | None, ...]]:
+def _episode_times(sentence: str, alone: bool = False) -> dict[str, tuple[int | None, ...]]:
     """The times within the stay, the day or a life that a sentence states, by what they count
     (resources/narrative_rules.json episode_time), each as a number on that scale: the day of the
-    stay, of the operation or of life, the age in days, minutes after midnight, the part of today;
-    None where the words give no number ("preoperatively")."""
+    stay, of the operation or of life, the age in days, minutes after midnight, the part of today,
+    the end of the stay (admission 0, discharge 1); None where the words give no number
+    ("preoperatively"). `alone`: only the kinds that weigh without their pair at the other end."""
     found: dict[str, list[int | None]] = {}
     for rule in _load_narrative_rules().episode_time:
+        if alone and rule.paired:
+            continue
         for m in rule.pattern.finditer(sentence):
             found.setdefault(rule.kind, []).append(_count(m))
     return {kind: tuple(values) for kind, values in found.items()}
@@ -374,7 +381,15 @@ def _count(m: re.Match[str]) -> int | None:
         return hour * 60 + minute
     if "part" in said or "night" in said:
         return _PARTS_OF_DAY[said.get("part", "night")]
+    if said.keys() & {"admitted", "admitted2", "discharged", "discharged2"}:
+        return 0 if said.keys() & {"admitted", "admitted2"} else 1
     return None
+
+
+def _weighed(earlier: dict[str, tuple[int | None, ...]], later: dict[str, tuple[int | None, ...]]) -> bool:
+    """Does either end state a time of the stay that weighs here (a paired kind only against its pair)?"""
+    paired = {r.kind for r in _load_narrative_rules().episode_time if r.paired}
+    return any(kind not in paired or (kind in earlier and kind in later) for kind in earlier.keys() | later.keys())
 
 
 def _counts_on(earlier: dict[str, tuple[int | None, ...]], later: dict[str, tuple[int | None, ...]]) -> bool:

@@ -633,6 +633,7 @@ def test_a_placement_is_in_the_bundle_and_rechecked_by_the_contract(note_pipelin
     "HOSPITAL COURSE: She developed a rash on POD #3.  Vancomycin was given on POD #1.",
     "HOSPITAL COURSE: At 1800 she developed a rash.  She received vancomycin at 1400.",
     "HISTORY OF PRESENT ILLNESS: She developed a rash this afternoon.  She received vancomycin this morning.",
+    "HOSPITAL COURSE: She developed a rash on the day of discharge.  She received vancomycin on admission.",
 ])
 def test_times_of_the_stay_told_in_reverse_support_no_told_order(note_pipeline, text):
     """Told in reverse, each with a time of the stay the record cannot date (no admission or

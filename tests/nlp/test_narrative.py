@@ -132,6 +132,8 @@ def test_no_told_order(text):
     "HOSPITAL COURSE: She developed a rash at 6:30 p.m.  She received vancomycin at 2 p.m.",
     "HISTORY OF PRESENT ILLNESS: She developed a rash this afternoon.  She received vancomycin this morning.",
     "HISTORY OF PRESENT ILLNESS: She developed a rash at 3 weeks of age.  She received vancomycin at 2 weeks of age.",
+    # the ends of the stay told in reverse at both ends
+    "HOSPITAL COURSE: She developed a rash on the day of discharge.  She received vancomycin on admission.",
     # a day of the stay told after an untimed event steps back as a date would
     "HOSPITAL COURSE: She developed a rash.  She was given vancomycin on hospital day 2.",
     "HOSPITAL COURSE: She developed a rash.  Preoperatively she was given vancomycin.",
@@ -149,6 +151,9 @@ def test_times_of_the_stay_at_both_ends_decide_instead_of_the_telling(text):
     "HOSPITAL COURSE: She was given vancomycin on hospital day 2.  On hospital day 4 she developed a rash.",
     "HOSPITAL COURSE: She was given vancomycin on POD #1.  On the third postoperative day she developed a rash.",
     "HISTORY OF PRESENT ILLNESS: She was given vancomycin this morning.  This evening she developed a rash.",
+    # the ends of the stay in their order; an end of the stay at one end only weighs nothing
+    "HOSPITAL COURSE: She received vancomycin on admission.  At discharge she had a rash.",
+    "HOSPITAL COURSE: She was given vancomycin 3 days ago.  On arrival she had a rash.",
     # a dose is no hour
     "HOSPITAL COURSE: She was given vancomycin at 1000 mg daily.  She developed a rash at 2 weeks.",
 ])
