@@ -296,10 +296,10 @@ def told_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement |
     if rules.turns_back.search(told[-1]) or _goes_on(text, rules, second):
         return None  # the later event is told as having come first, or as a state that went on from before
     first_at, last_at = _episode_times(told[0]), _episode_times(told[-1])
-    timed = [bool(rules.states_time.search(t) or rules.recent_time.search(t) or _episode_times(t, alone=True))
-             for t in told]
-    stated = (rules.states_time.search(told[-1])
-              or any(r.pattern.search(told[-1]) for r in rules.episode_time if not (r.recent or r.paired))
+    alone, stating, _ = _episode_kinds()
+    timed = [bool(rules.states_time.search(t) or rules.recent_time.search(t) or alone & at.keys())
+             for t, at in ((told[0], first_at), (told[-1], last_at))]
+    stated = (rules.states_time.search(told[-1]) or stating & last_at.keys()
               or (rules.recent_time.search(told[-1]) and rules.presentation.search(told[0])))
     if stated and not timed[0]:
         return None  # the later event states its own time: that decides, the telling does not (a time
@@ -353,19 +353,27 @@ _DAYS_IN = {"day": 1, "week": 7, "month": 30}
 _PARTS_OF_DAY = {"morning": 0, "afternoon": 1, "evening": 2, "night": 3}
 
 
-def _episode_times(sentence: str, alone: bool = False) -> dict[str, tuple[int | None, ...]]:
+def _episode_times(sentence: str) -> dict[str, tuple[int | None, ...]]:
     """The times within the stay, the day or a life that a sentence states, by what they count
     (resources/narrative_rules.json episode_time), each as a number on that scale: the day of the
     stay, of the operation or of life, the age in days, minutes after midnight, the part of today,
     the end of the stay (admission 0, discharge 1); None where the words give no number
-    ("preoperatively"). `alone`: only the kinds that weigh without their pair at the other end."""
+    ("preoperatively")."""
     found: dict[str, list[int | None]] = {}
     for rule in _load_narrative_rules().episode_time:
-        if alone and rule.paired:
-            continue
         for m in rule.pattern.finditer(sentence):
             found.setdefault(rule.kind, []).append(_count(m))
     return {kind: tuple(values) for kind, values in found.items()}
+
+
+@cache
+def _episode_kinds() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The kinds of episode time that date a sentence on their own (not paired), that state a time
+    of its own at the later end (neither recent nor paired), and that weigh only against their pair."""
+    times = _load_narrative_rules().episode_time
+    return (frozenset(r.kind for r in times if not r.paired),
+            frozenset(r.kind for r in times if not (r.recent or r.paired)),
+            frozenset(r.kind for r in times if r.paired))
 
 
 def _count(m: re.Match[str]) -> int | None:
@@ -388,7 +396,7 @@ def _count(m: re.Match[str]) -> int | None:
 
 def _weighed(earlier: dict[str, tuple[int | None, ...]], later: dict[str, tuple[int | None, ...]]) -> bool:
     """Does either end state a time of the stay that weighs here (a paired kind only against its pair)?"""
-    paired = {r.kind for r in _load_narrative_rules().episode_time if r.paired}
+    paired = _episode_kinds()[2]
     return any(kind not in paired or (kind in earlier and kind in later) for kind in earlier.keys() | later.keys())
 
 
