@@ -5,7 +5,7 @@ resources/section_rules.json), so the evidence contract can re-derive every plac
 text alone: no spaCy state, no model. The note pipeline's sectionizer decides ConText flags; this
 reader decides only what the order of telling says.
 
-Two placements are read here (resources/narrative_rules.json says which words do what):
+Three placements are read here (resources/narrative_rules.json says which words do what):
 
 - **told in order**: in a narrative section (history of present illness, hospital course,
   emergency department course, a procedure's description), an event told in a later sentence
@@ -20,6 +20,9 @@ Two placements are read here (resources/narrative_rules.json says which words do
   present episode; the presentation (chief complaint, history of present illness, preoperative
   diagnosis) before the operation and the stay; "preoperatively" before the operation,
   "postoperatively" after it. Also support only.
+- **counted times**: two mentions each told with a time counted on one scale of the stay, the
+  operation or a life ("on hospital day 2", "POD #3", "day of life 5", "this afternoon"): the lower
+  count first, whichever is told first, with no admission date needed. Also support only.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from .rules import load_section_specs
 from .sentences import CAPS_HEADING
 
 __all__ = [
+    "COUNTED_TIMES",
     "EARLIER_SECTION",
     "HISTORY_FIRST",
     "PAST_BEFORE_PRESENT",
@@ -45,6 +49,7 @@ __all__ = [
     "Placement",
     "Section",
     "Sentence",
+    "counted_order",
     "lead_cue",
     "note_layout",
     "phase_order",
@@ -58,6 +63,7 @@ class _EpisodeTime:
     pattern: re.Pattern[str]  # groups: n (a count, unit), h/m/half or h24/m24 (an hour), part/night
     recent: bool  # a time just before the note ("this morning"), read as recent_time is
     paired: bool  # weighs only against the same kind at the other end ("on admission" ... "at discharge")
+    wraps: bool  # the count starts again each day (an hour): it orders only what is told in order
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +92,7 @@ class _NarrativeRules:
     finite_past: re.Pattern[str]  # a clause's own finite past verb ("was", "underwent", "she noted")
     subordinate: re.Pattern[str]  # words opening a clause that is not told in its place ("before", "which")
     purpose_lead: re.Pattern[str]  # words right before an act that make it a purpose ("for"): cue group "cue"
+    time_bound: re.Pattern[str]  # words right before a counted time that make it a bound ("by hospital day 3")
 
 
 # Words that open another clause: a history cue does not reach a mention past them ("status post
@@ -117,7 +124,7 @@ def _narrative_rules(raw: dict) -> _NarrativeRules:
                           _words(raw, "past"), _words(raw, "turns_back"), _words(raw, "states_time"),
                           _words(raw, "recent_time"),
                           tuple(_EpisodeTime(str(e["kind"]), re.compile(e["pattern"], re.IGNORECASE), bool(e.get("recent")),
-                                              bool(e.get("paired")))
+                                              bool(e.get("paired")), bool(e.get("wraps")))
                                 for e in raw["episode_time"]),
                           _history_cue(raw["history_cue"], int(raw["history_words_between"])),
                           int(raw["history_reach"]), phases, roles["after_history_roles"],
@@ -126,7 +133,8 @@ def _narrative_rules(raw: dict) -> _NarrativeRules:
                           frozenset(" ".join(str(t).lower().split()) for t in raw["subheadings"]),
                           tuple((re.compile(str(w["words"]), re.IGNORECASE), str(w["role"])) for w in raw["title_words"]),
                           _words(raw, "presentation"), _words(raw, "clause_join"), _words(raw, "finite_past"),
-                          _words(raw, "subordinate"), re.compile(raw["purpose_lead"], re.IGNORECASE))
+                          _words(raw, "subordinate"), re.compile(raw["purpose_lead"], re.IGNORECASE),
+                          re.compile(raw["time_bound"], re.IGNORECASE))
 
 
 def _history_cue(words: list[str], between: int) -> re.Pattern[str]:
@@ -258,7 +266,8 @@ HISTORY_FIRST = "history-before-episode"
 EARLIER_SECTION = "earlier-section"  # the earlier mention's section tells an earlier part of the story
 PHASE_CUE = "phase-cue"  # words place the earlier mention ("preoperatively") before the other's part
 PAST_BEFORE_PRESENT = "past-before-present"  # the patient's past before what a present-state section names
-PLACEMENT_RULES = (TOLD_IN_ORDER, HISTORY_FIRST, EARLIER_SECTION, PHASE_CUE, PAST_BEFORE_PRESENT)
+COUNTED_TIMES = "counted-times"  # each mention's sentence counts one scale of the stay ("hospital day 2" ... "4")
+PLACEMENT_RULES = (TOLD_IN_ORDER, HISTORY_FIRST, EARLIER_SECTION, PHASE_CUE, PAST_BEFORE_PRESENT, COUNTED_TIMES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +279,7 @@ class Placement:
     later: tuple[int, int]
     cue_start: int
     cue_end: int
-    rule: str  # TOLD_IN_ORDER | HISTORY_FIRST
+    rule: str  # one of PLACEMENT_RULES
 
 
 def told_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement | None:
@@ -324,15 +333,21 @@ def _own_clauses(text: str, rules: _NarrativeRules, sentence: Sentence, first: t
     a main clause with a finite past verb of its own ("a catheterization was done and two stents
     were placed"); None when both stand in one clause, or the later one's verb is the earlier one's
     ("was given X and Y")."""
+    spans = _own_clause_spans(text, rules, sentence, first, second)
+    return None if spans is None else [text[s:e] for s, e in spans]
+
+
+def _own_clause_spans(text: str, rules: _NarrativeRules, sentence: Sentence, first: tuple[int, int],
+                      second: tuple[int, int]) -> list[tuple[int, int]] | None:
     start = sentence.start
     cuts = [start, *(start + m.end() for m in rules.clause_join.finditer(text[start:sentence.end])), sentence.end]
     ca, cb = bisect_right(cuts, first[0]) - 1, bisect_right(cuts, second[0]) - 1
     if ca == cb or bisect_right(cuts, first[1] - 1) - 1 != ca or bisect_right(cuts, second[1] - 1) - 1 != cb:
         return None
-    clauses = [text[cuts[k]:cuts[k + 1]] for k in (ca, cb)]
-    if not all(rules.finite_past.search(c) and not rules.subordinate.search(c) for c in clauses):
+    spans = [(cuts[k], cuts[k + 1]) for k in (ca, cb)]
+    if not all(rules.finite_past.search(text[s:e]) and not rules.subordinate.search(text[s:e]) for s, e in spans):
         return None
-    return clauses
+    return spans
 
 
 _STATE_REACH = 40  # characters around a mention where words tell how its state went on
@@ -359,11 +374,72 @@ def _episode_times(sentence: str) -> dict[str, tuple[int | None, ...]]:
     stay, of the operation or of life, the age in days, minutes after midnight, the part of today,
     the end of the stay (admission 0, discharge 1); None where the words give no number
     ("preoperatively")."""
-    found: dict[str, list[int | None]] = {}
+    marks = _episode_marks(sentence, 0, len(sentence))
+    return {kind: tuple(value for value, _, _ in found) for kind, found in marks.items()}
+
+
+def _episode_marks(text: str, start: int, end: int) -> dict[str, list[tuple[int | None, int, int]]]:
+    """The episode times stated in text[start:end], by kind: each one's count and its span."""
+    found: dict[str, list[tuple[int | None, int, int]]] = {}
     for rule in _load_narrative_rules().episode_time:
-        for m in rule.pattern.finditer(sentence):
-            found.setdefault(rule.kind, []).append(_count(m))
-    return {kind: tuple(values) for kind, values in found.items()}
+        for m in rule.pattern.finditer(text[start:end]):
+            found.setdefault(rule.kind, []).append((_count(m), start + m.start(), start + m.end()))
+    return found
+
+
+def counted_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement | None:
+    """The two mentions each told with a time counted on one scale of the stay, the operation or a
+    life ("vancomycin on hospital day 2" ... "a rash on hospital day 4", "POD #1" ... "POD #3",
+    "this morning" ... "this afternoon"), in two sentences or two main clauses of one: the lower
+    count first, whichever is told first and with no admission date to count from. Not when a count
+    is a bound ("by hospital day 3"), a sentence states another time of its own (a date, "ago"), the
+    later mention is told as a state that went on or its sentence steps back ("had resolved"), a
+    count starts again each day (an hour: "at 0600" may be the next morning's), or either stands in
+    a past history (another stay's days). The cue is the earlier mention's time."""
+    layout, rules = note_layout(text), _load_narrative_rules()
+    ia, ib = layout.sentence_at(a[0]), layout.sentence_at(b[0])
+    if ia is None or ib is None or any(layout.role(i) in rules.history_roles for i in (ia, ib)):
+        return None
+    if ia == ib:
+        first, second = sorted((a, b))
+        clauses = _own_clause_spans(text, rules, layout.sentences[ia], first, second)
+        if clauses is None:
+            return None
+        units = dict(zip((first, second), clauses))
+    else:
+        units = {span: (layout.sentences[i].start, layout.sentences[i].end) for span, i in ((a, ia), (b, ib))}
+    if any(rules.states_time.search(text[s:e]) for s, e in units.values()):
+        return None
+    marks = {span: _episode_marks(text, *units[span]) for span in (a, b)}
+    for kind in dict.fromkeys(r.kind for r in rules.episode_time if not (r.wraps or r.paired)):
+        if kind not in marks[a] or kind not in marks[b]:
+            continue
+        ca, cb = _one_count(text, rules, marks[a][kind]), _one_count(text, rules, marks[b][kind])
+        if ca is None or cb is None or ca[0] == cb[0]:
+            continue
+        (_, cue, earlier), (_, _, later) = sorted(((*ca, a), (*cb, b)))
+        said = text[units[later][0]:units[later][1]]
+        if rules.turns_back.search(said) or _goes_on(text, rules, later):
+            return None
+        return Placement(earlier, later, cue[0], cue[1], COUNTED_TIMES)
+    return None
+
+
+def _one_count(text: str, rules: _NarrativeRules, found: list[tuple[int | None, int, int]]
+               ) -> tuple[int, tuple[int, int]] | None:
+    """The one count a unit states on a scale (and the span of its first statement), or None when it
+    states none, several, or one as a bound ("by", "until", "after")."""
+    values = {value for value, _, _ in found}
+    if len(values) != 1 or None in values:
+        return None
+    if any(rules.time_bound.search(text[max(0, start - _BOUND_REACH):start]) for _, start, _ in found):
+        return None
+    value, start, end = found[0]
+    assert value is not None
+    return value, (start, end)
+
+
+_BOUND_REACH = 24  # characters before a counted time where words make it a bound
 
 
 @cache

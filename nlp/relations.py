@@ -20,7 +20,15 @@ from typing import Literal
 
 from medeventgraph.model.packaged import packaged_built
 
-from .narrative import PLACEMENT_RULES, Placement, Sentence, note_layout, phase_order, told_order
+from .narrative import (
+    PLACEMENT_RULES,
+    Placement,
+    Sentence,
+    counted_order,
+    note_layout,
+    phase_order,
+    told_order,
+)
 from .present_state import BOTH_CURRENT, both_current
 from .values import ValueFind, find_values
 
@@ -110,7 +118,8 @@ def find_relation(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOr
     found = _the_operation(text, a, b)
     if found is not None:
         return found
-    placed = told_order(text, a, b) or both_current(text, a, b) or phase_order(text, a, b)
+    placed = (counted_order(text, a, b) or told_order(text, a, b) or both_current(text, a, b)
+              or phase_order(text, a, b))
     return None if placed is None else _from_placement(text, placed)
 
 

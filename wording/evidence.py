@@ -26,8 +26,9 @@ _RELATION_LABELS = {"relation:told-in-order": "Note tells them in this order",
                     "relation:history-before-episode": "Note tells one as past history",
                     "relation:earlier-section": "Note tells them in this order",
                     "relation:both-current": "Note tells both as current",
-                    "relation:past-before-present": "Note tells one as past history"}
-_BASIS = re.compile(r"\((told [^()]*)\)\s*$")
+                    "relation:past-before-present": "Note tells one as past history",
+                    "relation:counted-times": "Note times each event"}
+_BASIS = re.compile(r"\(((?:told|dated) [^()]*)\)\s*$")
 
 
 @dataclass(frozen=True, slots=True)

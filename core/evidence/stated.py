@@ -74,6 +74,7 @@ class StatedItem:
         """Where the order comes from, in words: "stated: 'subsequently'", "told in this order in
         the hospital course", "told as past history: 'status post'"."""
         from medeventgraph.nlp.narrative import (
+            COUNTED_TIMES,
             EARLIER_SECTION,
             HISTORY_FIRST,
             PAST_BEFORE_PRESENT,
@@ -88,6 +89,8 @@ class StatedItem:
             return f"told as past history: '{cue}'"
         if self.rule == PAST_BEFORE_PRESENT:
             return f"told as past history: '{cue}', before a current diagnosis"
+        if self.rule == COUNTED_TIMES:
+            return f"dated by the times told: '{cue}' first"
         if self.rule == EARLIER_SECTION:
             return f"told in the {cue.lower()}, an earlier part of the story"
         if self.rule == BOTH_CURRENT:

@@ -644,6 +644,37 @@ def test_times_of_the_stay_told_in_reverse_support_no_told_order(note_pipeline, 
     assert not any(e.kind == "relation" and e.polarity == "supports" for e in v.evidence)
 
 
+@pytest.mark.parametrize("text", [
+    "HOSPITAL COURSE: She developed a rash on hospital day 4.  She received vancomycin on hospital day 2.",
+    "HOSPITAL COURSE: She developed a rash on POD #3.  Vancomycin was given on POD #1.",
+    "HISTORY OF PRESENT ILLNESS: She developed a rash this afternoon.  She received vancomycin this morning.",
+])
+def test_times_of_the_stay_told_in_reverse_order_by_their_counts(note_pipeline, text):
+    """Each told with a time counted on one scale (the record has no admission or operation date to
+    count from): the lower count first, cited in words, an item of the bundle the contract re-checks;
+    it supports and never refutes (the reverse question is not refuted by it)."""
+    from dataclasses import replace
+
+    from medeventgraph.core.discover.admit import admit
+    from medeventgraph.core.discover.exhaustive import ground_all, simple_discovery
+    from medeventgraph.core.evidence.stated import check_stated
+
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    q = _overlap_query("vancomycin", "medication", "rash", "condition", "before")
+    v = verify_query(index, q, settings)
+    assert v.verdict.value == "supported", v.relations[0].explanation
+    assert "dated by the times told" in v.relations[0].explanation
+    bundle = admit(index, q, simple_discovery(index, q, settings, ground_all(index, q)).candidates)
+    (placed,) = [s for s in bundle.stated if s.placement]
+    items = {i.occurrence: i for i in bundle.items}
+    assert placed.rule == "counted-times" and check_stated(placed, q, items, index.documents)
+    assert not check_stated(replace(placed, earlier=placed.later, later=placed.earlier,
+                                    earlier_span=placed.later_span, later_span=placed.earlier_span),
+                            q, items, index.documents)
+    reverse = verify_query(index, _overlap_query("rash", "condition", "vancomycin", "medication", "before"), settings)
+    assert reverse.verdict.value == "insufficient"
+
+
 def test_one_placement_orders_an_earlier_mention_before_each_later_one(note_pipeline):
     """One heading places one earlier mention before two later mentions: both orders are kept
     (each its own bundle item), so when the first later mention is planned, the second decides."""

@@ -6,11 +6,13 @@ from dataclasses import replace
 
 import pytest
 from medeventgraph.nlp.narrative import (
+    COUNTED_TIMES,
     EARLIER_SECTION,
     HISTORY_FIRST,
     PAST_BEFORE_PRESENT,
     PHASE_CUE,
     TOLD_IN_ORDER,
+    counted_order,
     names_purpose,
     note_layout,
     phase_order,
@@ -160,6 +162,65 @@ def test_times_of_the_stay_at_both_ends_decide_instead_of_the_telling(text):
 def test_a_time_of_the_stay_that_leaves_the_order_open_keeps_the_telling(text):
     placed = told_order(text, span(text, "ancomycin"), span(text, "rash"))
     assert placed is not None and placed.rule == TOLD_IN_ORDER and placed.earlier == span(text, "ancomycin")
+
+
+@pytest.mark.parametrize(("text", "cue"), [
+    # told in reverse, each with its own count on one scale: the lower count first
+    ("HOSPITAL COURSE: She developed a rash on hospital day 4.  She received vancomycin on hospital day 2.",
+     "hospital day 2"),
+    ("HOSPITAL COURSE: She developed a rash on HD #4.  She received vancomycin on HD #2.", "HD #2"),
+    (("HOSPITAL COURSE: On the third hospital day she developed a rash.  She was given vancomycin on the first "
+     "hospital day."), "first hospital day"),
+    ("HOSPITAL COURSE: She developed a rash on POD 3.  She received vancomycin on postoperative day 1.",
+     "postoperative day 1"),
+    ("HOSPITAL COURSE: A rash was noted on day of life 5.  Vancomycin was started on DOL 2.", "DOL 2"),
+    ("HISTORY OF PRESENT ILLNESS: She developed a rash this afternoon.  She received vancomycin this morning.",
+     "this morning"),
+    (("HISTORY OF PRESENT ILLNESS: She developed a rash at 3 weeks of age.  She received vancomycin at 10 days "
+     "of age."), "10 days of age"),
+    # told in order, and in two main clauses of one sentence; sections apart
+    ("HOSPITAL COURSE: She was given vancomycin on hospital day 2.  On hospital day 4 she developed a rash.",
+     "hospital day 2"),
+    ("HOSPITAL COURSE: She developed a rash on hospital day 5, and she had received vancomycin on hospital day 3.",
+     "hospital day 3"),
+    (("HISTORY OF PRESENT ILLNESS: She received vancomycin on hospital day 2 at the outside hospital.,"
+     "PHYSICAL EXAMINATION: On hospital day 6 a rash was seen."), "hospital day 2"),
+])
+def test_counted_times_order_two_mentions_whichever_is_told_first(text, cue):
+    placed = counted_order(text, span(text, "rash"), span(text, "ancomycin"))
+    assert placed is not None and placed.rule == COUNTED_TIMES
+    assert placed.earlier == span(text, "ancomycin") and placed.later == span(text, "rash")
+    assert text[placed.cue_start:placed.cue_end] == cue
+    found = find_relation(text, span(text, "ancomycin"), span(text, "rash"))
+    assert found is not None and found.rule == COUNTED_TIMES and check_order(text, found)
+    assert not check_order(text, replace(found, earlier=found.later, later=found.earlier))
+
+
+@pytest.mark.parametrize("text", [
+    # one day at both ends; two scales; a count at one end only
+    "HOSPITAL COURSE: She developed a rash on hospital day 2.  She received vancomycin on hospital day 2.",
+    "HOSPITAL COURSE: She developed a rash on hospital day 4.  She received vancomycin on POD 2.",
+    "HOSPITAL COURSE: She developed a rash on hospital day 4.  She received vancomycin.",
+    # an hour starts again each day: "at 0200" may be the next night's
+    "HOSPITAL COURSE: At 0600 she developed a rash.  She received vancomycin at 0200.",
+    # a bound, not a day
+    "HOSPITAL COURSE: By hospital day 4 she had a rash.  She received vancomycin on hospital day 2.",
+    "HOSPITAL COURSE: She had a rash until hospital day 4.  She received vancomycin on hospital day 2.",
+    # a sentence with two counts, or another time of its own
+    ("HOSPITAL COURSE: She developed a rash on hospital day 4.  She received vancomycin on hospital day 2 and "
+    "hospital day 6."),
+    "HOSPITAL COURSE: She developed a rash on hospital day 4.  She received vancomycin 3 days ago on hospital day 2.",
+    # the later mention a state that went on, or told as having come first
+    "HOSPITAL COURSE: She received vancomycin on hospital day 2.  On hospital day 4 the rash had resolved.",
+    "HOSPITAL COURSE: She received vancomycin on hospital day 2.  On hospital day 4 her rash had improved.",
+    # another stay's days, in the past history
+    ("PAST MEDICAL HISTORY: She received vancomycin on hospital day 2 of another stay.,"
+    "HOSPITAL COURSE: She developed a rash on hospital day 4."),
+    # one clause holds both
+    "HOSPITAL COURSE: On hospital day 4 she developed a rash after vancomycin on hospital day 2.",
+])
+def test_no_counted_order(text):
+    assert counted_order(text, span(text, "rash"), span(text, "ancomycin")) is None
 
 
 def test_history_before_the_episode():

@@ -60,6 +60,23 @@ def test_a_note_stated_order_reads_as_the_note_with_its_cue_in_bold():
     assert "e0" not in text and "stated:" not in text
 
 
+def test_an_order_by_counted_times_says_where_the_times_came_from():
+    from medeventgraph.core.query.verdict import EvidenceOut, SourceOut, TimeOut
+    from medeventgraph.wording.evidence import evidence_line
+    from medeventgraph.wording.templates import load_wording
+
+    # The row core.stated.stated_evidence makes for "rash on hospital day 4 ... vancomycin on hospital day 2".
+    item = EvidenceOut(occurrence="DocumentReference/n1#s80-94/a/b", events=["e0", "e1"], kind="relation",
+                       origin="note", concept="e0 before e1 (dated by the times told: 'hospital day 2' first)",
+                       context="She developed a rash on hospital day 4. … She received vancomycin on hospital day 2.",
+                       time=TimeOut(start=None, type="occurrence", granularity="unknown"), scope="valid",
+                       source=SourceOut(reference="DocumentReference/n1", start=80, end=94),
+                       basis=["relation:counted-times"], polarity="supports")
+    line = evidence_line(item, load_wording())
+    assert line.label == "Note times each event (dated by the times told: 'hospital day 2' first)"
+    assert "hospital day 4" in line.words and "e0" not in line.label
+
+
 def test_a_finding_from_note_values_reads_as_a_finding_with_its_value_not_as_a_quote():
     from medeventgraph.core.query.verdict import EvidenceOut, SourceOut, TimeOut
     from medeventgraph.wording.evidence import evidence_line, markdown_lines
