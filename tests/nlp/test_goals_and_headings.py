@@ -31,3 +31,18 @@ def test_a_run_in_heading_ends_the_scope_of_a_negation_before_it(pipeline):
     assert not mention.assertion.negated
     sentences = [s.text.strip(" ,") for s in pipeline.nlp(text).sents]
     assert "Negative as stated in the HPI." in sentences
+
+
+@pytest.mark.parametrize(("title", "role"), [
+    ("PLANS", "plan"), ("DISCUSSION/PLAN", "plan"), ("PROBLEMS LIST", "problem_list"),
+    ("MEDICATIONS PRIOR TO ADMISSION", "medications"), ("CURRENT MEDS", "medications"),
+    ("BIRTH HISTORY", "past_medical_history"), ("PERSONAL AND SOCIAL HISTORY", "social_history"),
+    ("TRANSFER INSTRUCTIONS", "patient_instructions"),
+])
+def test_other_titles_clinicians_write_have_their_role(pipeline, title, role):
+    from medeventgraph.nlp.narrative import note_layout
+
+    text = f"HISTORY OF PRESENT ILLNESS: ,She had a fall.,{title}: ,A transfusion."
+    assert [s.role for s in note_layout(text).sections] == ["history_of_present_illness", role]
+    (mention,) = pipeline.mentions([make_note(text)], [TRANSFUSION])
+    assert mention.assertion.hypothetical is (role in ("plan", "patient_instructions"))
