@@ -406,6 +406,10 @@ def test_a_finding_told_as_unlikely_is_denied_with_doubt(pipeline, sentence, exp
         # an act only talked of
         ("Vancomycin was considered.", {"vancomycin": Assertion(hypothetical=True)}),
         ("Vancomycin was discussed with the family.", {"vancomycin": Assertion(hypothetical=True)}),
+        # the results of an act talked of: the act was done
+        ("The results of her vancomycin level were discussed with the family.", {"vancomycin": NONE}),
+        ("The findings of the creatinine were reviewed with her.", {"creatinine": NONE}),
+        ("The risks of vancomycin were discussed.", {"vancomycin": Assertion(hypothetical=True)}),
         # what the patient is taught about or watched for may come
         ("She was counseled about AKI.", {"aki": Assertion(hypothetical=True)}),
         ("She was watched for pneumonia.", {"pneumonia": Assertion(hypothetical=True)}),
