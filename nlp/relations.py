@@ -47,6 +47,9 @@ _WORD = re.compile(r"[A-Za-z0-9/]+")
 _NEW_CLAUSE = re.compile(r"\b(?:and|but)\s+(?:(?:he|she|they|it)\s+)?(?:is|was|are|were|has|had)\b", re.IGNORECASE)
 # "The patient subsequently received ...": a short subject may stand before a sentence-opening cue.
 _SUBJECT = r"(?:the\s+patient|patient|she|he|they|this|it)\s+(?:(?:was|were|had|has)\s+)?"
+# A verb right after a mention: the mention is the subject of a clause of its own ("and AKI developed").
+_VERB_NEXT = re.compile(r"\s*(?:(?:was|were|is|are|has|have|had|did|does|do|will|would|may|might|could|should|then|also|"
+                        r"subsequently|later|soon|eventually|quickly|rapidly|slowly)\b|[a-z]+ed\b)", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +65,7 @@ class _OrderRule:
     not_after_second: re.Pattern[str] | None = None  # words right after the second mention that undo it ("was held")
     between_list: bool = False  # the words between the two are a list's joins ("fever, cough and chills")
     ends: tuple[frozenset[str], frozenset[str]] | None = None  # kinds the earlier and the later end may be
+    treatments: bool = False  # before_second: the cue opens a list of treatments ("treated with X and Y")
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,7 +270,8 @@ def _order_rules(raw: dict) -> _OrderRules:
                                int(r["max_lead_words"]) if "max_lead_words" in r else None,
                                re.compile(r["not_after_second"], re.IGNORECASE) if r.get("not_after_second") else None,
                                bool(r.get("between_list", False)),
-                               (frozenset(r["ends"]["earlier"]), frozenset(r["ends"]["later"])) if "ends" in r else None))
+                               (frozenset(r["ends"]["earlier"]), frozenset(r["ends"]["later"])) if "ends" in r else None,
+                               bool(r.get("treatments", False))))
     hedge = re.compile(rf"\b(?:{raw['hedge']})\s+(?:[\w/'-]+\s+){{0,{int(raw['hedge_words_between'])}}}$",
                        re.IGNORECASE)
     return _OrderRules(int(raw["max_between_words"]), int(raw["max_words_before_cue"]), str(raw["fillers"]),
@@ -319,7 +324,12 @@ def _match(rule: _OrderRule, rules: _OrderRules, text: str, first, second, betwe
     if rule.position == "before_second":
         if breaks:
             return None
-        m = re.search(rf"(?<![\w-])(?P<cue>{rule.cue.pattern})\s+{rules.fillers}{_listed(rules, 1)}$", between,
+        # a list of treatments may join its last item by a bare "and" ("treated with ceftriaxone and
+        # azithromycin") where no verb of its own follows it ("... and azithromycin was added"); any
+        # other cue's list needs a comma ("after surgery and AKI", "a fever after X and a rash": the
+        # item may be the first mention's)
+        items = 0 if rule.treatments and not _VERB_NEXT.match(text, second[1]) else 1
+        m = re.search(rf"(?<![\w-])(?P<cue>{rule.cue.pattern})\s+{rules.fillers}{_listed(rules, items)}$", between,
                       re.IGNORECASE)
         if m is None:
             return None

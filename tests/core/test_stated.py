@@ -299,6 +299,8 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         # "post" alone is "after"; a count "into" a course is a day of it
         ("Her hemoglobin post transfusion was 9.1.", "transfusion", "hemoglobin", "post"),
         ("Rigors began two hours into the amphotericin infusion.", "amphotericin", "Rigors", "two hours into"),
+        # a list of treatments: its last item joined by a bare "and"
+        ("Her pneumonia was treated with ceftriaxone and azithromycin.", "pneumonia", "azithromycin", "treated with"),
     ],
 )
 def test_each_cue_reads_its_order(sentence, earlier, later, cue):
@@ -344,6 +346,10 @@ def test_each_cue_reads_its_order(sentence, earlier, later, cue):
         ("Her pain is related to movement and she was given morphine.", "pain", "morphine"),
         # a hyphen after another word is that word's cause, not the mention's
         ("She was given vancomycin for a drug-induced rash.", "vancomycin", "rash"),
+        # a bare "and" after a cue that treats nothing may join the first mention's item; after a
+        # treatment, the item with a verb of its own is a clause of its own
+        ("She had a fever after the transfusion and a rash.", "fever", "rash"),
+        ("Her pneumonia was treated with ceftriaxone and azithromycin was added later.", "pneumonia", "azithromycin"),
     ],
 )
 def test_narrative_order_is_not_time_order(sentence, x, y):
@@ -411,6 +417,9 @@ def test_stated_overlap_supports_overlaps_and_cites_the_cue(note_pipeline):
     "She had a GI bleed while Coumadin was being given.",
     "At the time of the GI bleed she was taking Coumadin.",
     "Concurrently with the Coumadin she had a GI bleed.",
+    # "at the same time" between two clauses; "was on X at the time" a clause opens
+    "She had a GI bleed, and at the same time she was on Coumadin.",
+    "She was on Coumadin at the time she had the GI bleed.",
 ])
 def test_each_overlap_cue_supports_overlaps_only(note_pipeline, text):
     _supports_overlap_only(note_pipeline, text, ("gi bleed", "condition"), ("coumadin", "medication"))
