@@ -42,6 +42,10 @@ Basis kinds and what their check requires (every kind also requires `event_admit
            carries one of the analyte's LOINC codes, and its own value is the query's (within
            the precision of both numbers, inside a stated decade, the same reading).
 
+Every basis of a drug event asked with its dose ("Coreg 6.25 mg": the lexicon reads the drug
+and the dose apart) also needs the item to state that dose (`states_dose`): in a display, or in
+the few words after a note mention in its sentence, which the contract reads from the note.
+
 Extending: add a member to `BasisKind` and its check to `CHECKS` (a check is a pure
 function of the item, the event spec, the detail and the `BindingContext`). A constraint every basis
 must meet (say, an event's action) belongs in `event_admits`.
@@ -76,9 +80,11 @@ __all__ = [
     "cited_words",
     "derived_finding_basis",
     "event_admits",
+    "following_words",
     "kind_allows",
     "phrase_basis",
     "preceding_words",
+    "states_dose",
 ]
 
 # Which occurrence kinds each query kind admits. Untyped lab-like observations stay eligible
@@ -150,6 +156,8 @@ class BoundItem(Protocol):
     def cited(self) -> str | None: ...  # a note item's characters, read from the note by the contract
     @property
     def preceding(self) -> str | None: ...  # the note's characters before the item, read likewise
+    @property
+    def following(self) -> str | None: ...  # the rest of a note item's sentence after it, read likewise
 
 
 @dataclass(frozen=True)
@@ -164,6 +172,9 @@ class BindingContext:
     @classmethod
     def of(cls, query: VerificationQuery, lexicon: Lexicon) -> BindingContext:
         return cls({e.id: e for e in query.events}, lexicon)
+
+    def dose(self, event: EventSpec) -> tuple[str, str] | None:
+        return self.lexicon.stated_dose(event.text, event.kind) if event.text and not event.hidden else None
 
     def expansion(self, event: EventSpec) -> ExpandedTerm | None:
         if event.id not in self._expansions:
@@ -312,6 +323,23 @@ def preceding_words(source: SourceRef, documents: Mapping[str, NoteDocument]) ->
     return text[:source.start] if text is not None and source.end <= len(text) else None
 
 
+def following_words(source: SourceRef, documents: Mapping[str, NoteDocument]) -> str | None:
+    """The rest of a note item's sentence after the characters it cites (None: not a note span)."""
+    if source.start is None or source.end is None:
+        return None
+    document = documents.get(source.reference)
+    text = next((t.text for t in document.texts if t.attachment == (source.attachment or 0)), None) if document else None
+    if text is None or source.end > len(text):
+        return None
+    rest = text[source.end:source.end + _FOLLOWING_REACH]
+    end = _SENTENCE_END.search(rest)
+    return rest[:end.start()] if end else rest
+
+
+_FOLLOWING_REACH = 200  # characters after a mention read for what its sentence says of it
+_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
+
+
 def _check_value(item: BoundItem, event: EventSpec, detail: str, ctx: BindingContext) -> bool:
     from medeventgraph.core.query.value_query import parse_value_query, value_matches
 
@@ -332,10 +360,31 @@ CHECKS: Mapping[BasisKind, BasisCheck] = MappingProxyType({
 })
 
 
+def states_dose(item: BoundItem, dose: tuple[str, str] | None) -> bool:
+    """A drug asked with its dose ("Coreg 6.25 mg") is bound only by an item that states that dose: in
+    a display ("carvedilol 6.25 MG Oral Tablet") or, for a note mention, in the rest of its sentence
+    ("decreasing the Coreg to 6.25 mg"), within a few words of it; another dose of the drug is
+    another event (a plan "until she was on 200 mg" is no dose she was given)."""
+    if dose is None:
+        return True
+    number, unit = dose
+    pattern = re.compile(rf"(?<![\w.]){re.escape(number)}\s*{re.escape(unit)}(?![\w])", re.IGNORECASE)
+    if any(pattern.search(d) for d in item.displays):
+        return True
+    following = item.following or ""
+    m = pattern.search(following)
+    return m is not None and len(following[:m.start()].split()) <= _DOSE_WORDS
+
+
+_DOSE_WORDS = 4  # words between a mention and the dose it is given at ("the Coreg was decreased to 6.25 mg")
+
+
 def basis_holds(basis: BindingBasis, item: BoundItem, ctx: BindingContext) -> bool:
     """Does this basis bind this item to its event? From the item and the query alone."""
     event = ctx.events.get(basis.event)
     if event is None or not event_admits(item, event, basis.kind is BasisKind.DERIVED_FINDING):
+        return False
+    if not states_dose(item, ctx.dose(event)):
         return False
     check = CHECKS.get(basis.kind)
     return check is not None and check(item, event, basis.detail, ctx)

@@ -32,6 +32,7 @@ from medeventgraph.core.evidence.binding import (
     BindingContext,
     basis_holds,
     cited_words,
+    following_words,
     preceding_words,
 )
 from medeventgraph.core.evidence.coverage import CoverageRow, coverage, is_complete
@@ -105,6 +106,10 @@ class EvidenceItem:
 
     @property
     def preceding(self) -> str | None:
+        return None
+
+    @property
+    def following(self) -> str | None:
         return None
 
 
@@ -221,6 +226,7 @@ class _Probe:
     value: Value | None
     cited: str | None = None  # the note's own characters at the item's span, read here (phrase bases)
     preceding: str | None = None  # the note's characters before them (a phrase basis naming earlier words)
+    following: str | None = None  # the rest of the sentence after them (a drug asked with its dose)
 
 
 def _codes(occ: Occurrence) -> tuple[str, ...]:
@@ -312,7 +318,7 @@ def _bind(
         occ = cand.occurrence
         probe = _Probe(occ.kind, occ.status, _displays(occ), _codes(occ), _action(occ), occ.issued is not None,
                        occ.derived_from, occ.value, cited_words(occ.source, documents),
-                       _preceding(cand, occ.source, documents))
+                       _preceding(cand, occ.source, documents), _following(cand, occ, ctx, documents))
         claimed = sorted(set(cand.basis))
         holding = tuple(b for b in claimed if _holds(b, probe, ctx, checked))
         for b in set(claimed) - set(holding):
@@ -332,6 +338,14 @@ def _preceding(cand: Candidate, source: SourceRef, documents: Mapping[str, NoteD
     if not any(b.kind is BasisKind.PHRASE and "|named:" in b.detail for b in cand.basis):
         return None
     return preceding_words(source, documents)
+
+
+def _following(cand: Candidate, occ: Occurrence, ctx: BindingContext,
+               documents: Mapping[str, NoteDocument]) -> str | None:
+    """The rest of the item's sentence, read only for a drug event asked with its dose."""
+    if not any(ctx.dose(e) for e in ctx.events.values() if e.id in {b.event for b in cand.basis}):
+        return None
+    return following_words(occ.source, documents)
 
 
 def _holds(basis: BindingBasis, probe: _Probe, ctx: BindingContext,

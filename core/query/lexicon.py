@@ -21,8 +21,8 @@ __all__ = ["ExpandedTerm", "Lexicon", "LexiconConcept", "display_text", "load_le
 _SPACE = re.compile(r"\s+")
 _PUNCT = re.compile(r"[^\w\s/+.-]")
 # A dose after a drug name: the number, its unit, and any route or frequency words after it.
-_DOSE = re.compile(r"^(?P<drug>.+?)\s+\d+(?:\.\d+)?\s*(?:mg|mcg|g|gm|grams?|units?|meq|ml|mg/kg|mcg/kg|mcg/kg/min)"
-                   r"(?:\s+[a-z0-9.]+){0,3}$")
+_DOSE = re.compile(r"^(?P<drug>.+?)\s+(?P<dose>\d+(?:\.\d+)?)\s*(?P<unit>mg|mcg|g|gm|grams?|units?|meq|ml|mg/kg|mcg/kg|"
+                   r"mcg/kg/min)(?:\s+[a-z0-9.]+){0,3}$")
 
 
 @lru_cache(maxsize=65536)
@@ -129,6 +129,16 @@ class Lexicon:
             if concepts:
                 return self._expanded(text, concepts, "concept", kind or concepts[0].kind)
         return ExpandedTerm(text, (), (norm,), (), kind, "literal")
+
+    def stated_dose(self, text: str, kind: str | None = None) -> tuple[str, str] | None:
+        """The dose a medication query names after its drug ("Coreg 6.25 mg": ("6.25", "mg")), or None.
+        The drug alone is what `expand` looks up; the dose is what a bound item must also state."""
+        if kind not in (None, "medication"):
+            return None
+        dosed = _DOSE.match(normalize_text(text))
+        if dosed is None or not self._names_drug(dosed.group("drug")):
+            return None
+        return dosed.group("dose"), dosed.group("unit")
 
     def _names_drug(self, norm: str) -> bool:
         return norm in self._class_by_synonym or any(c.kind == "medication" for c in self._by_synonym.get(norm, ()))

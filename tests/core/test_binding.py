@@ -211,3 +211,19 @@ def test_adversarial_derived_findings_never_support(values):
         [*lying, Candidate(forged, (BindingBasis("e1", BasisKind.DERIVED_FINDING,
                                                 f"kdigo-creatinine-rise|{','.join(kdigo.derived_from)}"),))]))
     assert v.verdict is Label.INSUFFICIENT and v.rejected.get("provenance") == 1
+
+
+def test_a_drug_asked_with_its_dose_needs_an_item_stating_that_dose():
+    from types import SimpleNamespace
+
+    from medeventgraph.core.evidence.binding import states_dose
+
+    tablet = SimpleNamespace(displays=("carvedilol 6.25 mg oral tablet",), following=None)
+    other = SimpleNamespace(displays=("carvedilol 12.5 mg oral tablet",), following=None)
+    told = SimpleNamespace(displays=("coreg",), following=" was decreased to 6.25 mg b.i.d")
+    far = SimpleNamespace(displays=("coreg",), following=" was continued with a plan to reach 6.25 mg")
+    dose = load_lexicon().stated_dose("Coreg 6.25 mg")
+    assert states_dose(tablet, dose) and states_dose(told, dose)
+    assert not states_dose(other, dose) and not states_dose(far, dose)
+    assert states_dose(other, None)  # no dose asked: any
+    assert not states_dose(SimpleNamespace(displays=("carvedilol 16.25 mg",), following=None), dose)

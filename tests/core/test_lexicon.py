@@ -38,7 +38,10 @@ LEXICON = load_lexicon()
      ("lap chole", "laparoscopic cholecystectomy"), ("I&D", "incision and drainage"),
      ("GERD", "gastroesophageal reflux disease"), ("acid reflux", "gastroesophageal reflux disease"),
      ("HbA1c", "hemoglobin a1c"), ("IV fluids", "intravenous fluids"), ("bladder infection", "urinary tract infection"),
-     ("CABG", "coronary artery bypass"), ("coronary artery bypass graft", "coronary artery bypass")],
+     ("CABG", "coronary artery bypass"), ("coronary artery bypass graft", "coronary artery bypass"),
+     ("Keppra", "levetiracetam"), ("Dilantin", "phenytoin"), ("Depakote", "valproate"), ("Benadryl", "diphenhydramine"),
+     ("tPA", "alteplase"), ("Kayexalate", "sodium polystyrene sulfonate"), ("Unasyn", "ampicillin-sulbactam"),
+     ("echo", "echocardiogram"), ("taken to the operating room", "surgery")],
 )
 def test_names_clinicians_write(written, concept):
     assert LEXICON.expand(written).concepts == (concept,)
@@ -114,3 +117,17 @@ def test_an_ambiguous_form_binds_only_where_the_note_defines_it(note_pipeline):
     pe = [m for m in note_pipeline.mentions([make_note(defined, "d")], terms)
           if defined[m.source.start:m.source.end] == "PE"]
     assert [(m.concept.text, m.assertion.negated) for m in pe] == [("pulmonary embolism", True)]
+
+
+def test_drug_classes_clinicians_name():
+    assert set(LEXICON.expand("antiepileptic drugs", "medication").concepts) >= {"levetiracetam", "phenytoin", "valproate"}
+    assert set(LEXICON.expand("bronchodilators", "medication").concepts) == {"albuterol", "ipratropium"}
+    assert LEXICON.expand("thrombolytics", "medication").concepts == ("alteplase",)
+
+
+def test_a_dose_after_a_drug_is_read_apart():
+    assert LEXICON.stated_dose("Coreg 6.25 mg b.i.d.") == ("6.25", "mg")
+    assert LEXICON.expand("Coreg 6.25 mg b.i.d.", "medication").concepts == ("carvedilol",)
+    assert LEXICON.stated_dose("Coreg") is None
+    assert LEXICON.stated_dose("potassium 6.1 meq", "lab") is None
+    assert LEXICON.stated_dose("D50 25 ml") is None  # no drug the lexicon names: the text stays whole

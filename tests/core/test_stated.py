@@ -767,3 +767,21 @@ def test_a_hyphenated_prefix_orders_a_question_end_to_end(note_pipeline):
     v = verify_query(index, _overlap_query("blood transfusion", "procedure", "hemoglobin", "lab", "before"), settings)
     assert v.verdict.value == "supported", v.relations[0].explanation
     assert "stated order: 'Post-'" in v.relations[0].explanation
+
+
+@pytest.mark.parametrize(("text", "verdict"), [
+    # the dose asked is the one the sentence gives the drug
+    ("HOSPITAL COURSE: She was hypotensive.  Her Coreg was then decreased to 6.25 mg b.i.d.", "supported"),
+    # another dose of the drug is another event; a planned dose further on is no dose given
+    ("HOSPITAL COURSE: She was hypotensive.  She was then given Coreg 12.5 mg b.i.d.", "insufficient"),
+    ("HOSPITAL COURSE: She was hypotensive.  Her Coreg was continued with a plan to reach 6.25 mg b.i.d. over weeks.",
+     "insufficient"),
+])
+def test_a_drug_asked_with_its_dose_binds_only_that_dose(note_pipeline, text, verdict):
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    v = verify_query(index, _overlap_query("hypotension", "condition", "Coreg 6.25 mg", "medication", "before"),
+                     settings)
+    assert v.verdict.value == verdict, v.relations[0].explanation if v.relations else v.failure
+    # the drug alone binds every dose
+    alone = verify_query(index, _overlap_query("hypotension", "condition", "Coreg", "medication", "before"), settings)
+    assert alone.verdict.value == "supported"
