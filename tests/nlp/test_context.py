@@ -406,6 +406,10 @@ def test_a_finding_told_as_unlikely_is_denied_with_doubt(pipeline, sentence, exp
         # an act only talked of
         ("Vancomycin was considered.", {"vancomycin": Assertion(hypothetical=True)}),
         ("Vancomycin was discussed with the family.", {"vancomycin": Assertion(hypothetical=True)}),
+        # "resolved" denies what follows it, not what it resolved on or with
+        ("Her AKI resolved on vancomycin.", {"aki": NONE, "vancomycin": NONE}),
+        ("The pneumonia resolved with vancomycin.", {"pneumonia": NONE, "vancomycin": NONE}),
+        ("Resolved pneumonia.", {"pneumonia": Assertion(negated=True)}),
         # the results of an act talked of: the act was done
         ("The results of her vancomycin level were discussed with the family.", {"vancomycin": NONE}),
         ("The findings of the creatinine were reviewed with her.", {"creatinine": NONE}),
