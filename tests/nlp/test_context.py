@@ -410,6 +410,13 @@ def test_a_finding_told_as_unlikely_is_denied_with_doubt(pipeline, sentence, exp
         ("Her AKI resolved on vancomycin.", {"aki": NONE, "vancomycin": NONE}),
         ("The pneumonia resolved with vancomycin.", {"pneumonia": NONE, "vancomycin": NONE}),
         ("Resolved pneumonia.", {"pneumonia": Assertion(negated=True)}),
+        # a denial does not reach past a time or order word: what came after or until it was there
+        ("No AKI after vancomycin.", {"aki": Assertion(negated=True), "vancomycin": NONE}),
+        ("She had no pneumonia until vancomycin was started.", {"pneumonia": Assertion(negated=True), "vancomycin": NONE}),
+        # no improvement in a problem: it goes on
+        ("There was no improvement in her pneumonia.", {"pneumonia": NONE}),
+        # a drug she could not receive was not given
+        ("She was unable to receive vancomycin.", {"vancomycin": Assertion(negated=True)}),
         # the results of an act talked of: the act was done
         ("The results of her vancomycin level were discussed with the family.", {"vancomycin": NONE}),
         ("The findings of the creatinine were reviewed with her.", {"creatinine": NONE}),
