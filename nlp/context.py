@@ -128,11 +128,16 @@ class ModifierFinder:
         if word.all():
             return self._matcher(doc)
         kept = arr[word]
-        positions = np.flatnonzero(word).tolist()
+        where = np.flatnonzero(word)
+        positions = where.tolist()
         text = doc_text(doc)
-        # sentence starts kept: a cue of an order given in the imperative starts its sentence
+        # sentence starts kept: a cue of an order given in the imperative starts its sentence. A
+        # sentence that starts on a space ("pneumonia.  Start ceftriaxone": the second space is a
+        # token, and the sentencizer starts the sentence there) starts at its first word.
+        started = np.cumsum(arr[:, 4] == 1)
+        before = np.concatenate(([0], started[where[:-1]]))
         compact = Doc(doc.vocab, words=[text[i:i + n] for i, n in kept[:, 1:3].tolist()],
-                      spaces=(kept[:, 3] == 1).tolist(), sent_starts=(kept[:, 4] == 1).tolist())
+                      spaces=(kept[:, 3] == 1).tolist(), sent_starts=(started[where] > before).tolist())
         return [(match_id, positions[start], positions[end - 1] + 1)
                 for match_id, start, end in self._matcher(compact)]
 

@@ -210,6 +210,15 @@ def test_plan_sections(pipeline, text, expected):
     assert _read(pipeline, text) == _lower(expected)
 
 
+@pytest.mark.parametrize("text", [
+    "Hospital Course: She had anemia.  Start heparin.",  # two spaces: spaCy starts the sentence on the second
+    "Hospital Course: She had anemia. Start heparin.",
+    "Hospital Course: She had anemia.\n\n  Start heparin.",
+])
+def test_an_imperative_order_after_any_white_space_starts_its_sentence(pipeline, text):
+    assert _read(pipeline, text) == _lower({"anemia": NONE, "heparin": PLANNED})
+
+
 def test_a_value_stated_in_a_plan_was_measured(pipeline):
     (value,) = pipeline.values([make_note("PLAN:\nPotassium 6.1, will recheck after the insulin.\n")])
     assert value.value.quantity == 6.1 and value.assertion == NONE
