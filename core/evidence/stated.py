@@ -171,14 +171,23 @@ def _ends_take_part(rule: str, earlier, later, text: str) -> bool:
     the words naming it, not an earlier act, so it is not the earlier end. A rule that names the
     kinds of its ends (`ends` in the rule data) relates only those: an indication ("X for Y") a drug
     or an act to a condition; findings told together ("presented with fever and cough") no
-    procedure, which is an act done for them. "Prior to the procedure":
+    procedure, which is an act done for them. An overlap joins two mentions of one time: not one the
+    note tells as past history and one it does not. "Prior to the procedure":
     the end the note lists as its operation is that operation only if it is a procedure."""
     from medeventgraph.nlp.narrative import EARLIER_SECTION, PAST_BEFORE_PRESENT, names_purpose
     from medeventgraph.nlp.present_state import BOTH_CURRENT
-    from medeventgraph.nlp.relations import end_kinds, hedged, in_operation_list, names_operation
+    from medeventgraph.nlp.relations import (
+        end_kinds,
+        hedged,
+        in_operation_list,
+        names_operation,
+        rule_states_overlap,
+    )
 
     if any(i.assertion.uncertain and hedged(text, (i.source.start, i.source.end)) for i in (earlier, later)):
         return False
+    if rule_states_overlap(rule) and earlier.assertion.historical != later.assertion.historical:
+        return False  # a problem of the past overlaps nothing given now ("History of pneumonia. Continue ceftriaxone")
     if rule == BOTH_CURRENT:
         return all(i.assertion.affirmed_current and not i.assertion.uncertain for i in (earlier, later))
     if rule == PAST_BEFORE_PRESENT:

@@ -785,3 +785,16 @@ def test_a_drug_asked_with_its_dose_binds_only_that_dose(note_pipeline, text, ve
     # the drug alone binds every dose
     alone = verify_query(index, _overlap_query("hypotension", "condition", "Coreg", "medication", "before"), settings)
     assert alone.verdict.value == "supported"
+
+
+@pytest.mark.parametrize(("text", "verdict"), [
+    ("ASSESSMENT AND PLAN: 1.  Pneumonia.  Continue ceftriaxone.", "supported"),
+    # a problem of the past overlaps nothing given now
+    ("ASSESSMENT AND PLAN: 1.  History of pneumonia.  Continue ceftriaxone.", "insufficient"),
+    # an order to start is a plan (after two spaces, as real reports write)
+    ("ASSESSMENT AND PLAN: 1.  Pneumonia.  Start ceftriaxone.", "insufficient"),
+])
+def test_a_problem_and_the_drug_continued_for_it_overlap_only_in_one_time(note_pipeline, text, verdict):
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    v = verify_query(index, _overlap_query("pneumonia", "condition", "ceftriaxone", "medication"), settings)
+    assert v.verdict.value == verdict, v.relations[0].explanation if v.relations else v.failure
