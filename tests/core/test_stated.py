@@ -299,6 +299,7 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         # "post" alone is "after"; a count "into" a course is a day of it
         ("Her hemoglobin post transfusion was 9.1.", "transfusion", "hemoglobin", "post"),
         ("Rigors began two hours into the amphotericin infusion.", "amphotericin", "Rigors", "two hours into"),
+        ("She developed hives on her third day of amoxicillin.", "amoxicillin", "hives", "on her third day of"),
         # a list of treatments: its last item joined by a bare "and"
         ("Her pneumonia was treated with ceftriaxone and azithromycin.", "pneumonia", "azithromycin", "treated with"),
     ],
