@@ -451,6 +451,8 @@ def test_a_hedge_right_before_a_mention(text, words, expected):
      "pneumothorax", "chest tube"),
     ("HOSPITAL COURSE: Her sodium dropped to 121 and she was given hypertonic saline.",
      "sodium", "hypertonic saline"),
+    # irregular past verbs of their own
+    ("HISTORY OF PRESENT ILLNESS: She tripped, fell and struck her head on the table.", "fell", "struck"),
 ])
 def test_clauses_of_one_sentence_are_told_in_order(text, earlier, later):
     a, b = span(text, earlier), span(text, later)

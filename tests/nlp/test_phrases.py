@@ -101,6 +101,9 @@ def _found(event: str, sentence: str) -> list[str]:
     # clinical verbs no English word list holds
     ("cardioversion", "She was cardioverted at 200 joules.", "cardioverted"),
     ("diuresis", "He was diuresed with IV furosemide.", "diuresed"),
+    # an injury told by the blow ("hit her head": a head injury)
+    ("head injury", "She fell and hit her head on the table.", "hit her head"),
+    ("knee injury", "He bumped his knee on the door.", "bumped his knee"),
 ])
 def test_split_and_reordered_events_are_found(event: str, sentence: str, words: str) -> None:
     assert _found(event, sentence) == [words]
@@ -113,6 +116,7 @@ def test_split_and_reordered_events_are_found(event: str, sentence: str, words: 
     ("chest tube insertion", "A chest tube was considered."),  # the act is not told
     ("spleen biopsy", "The spleen was normal in size. A liver biopsy was taken."),  # two sentences
     ("heparin-induced thrombocytopenia", "He was hit by a car."),  # a short form only as written, in capitals
+    ("head injury", "She hit the wall with her fist; her head CT was normal."),  # a clause break between
     # a short form alone names its long form's head: "HIT" is a thrombocytopenia, not heparin
     ("heparin", "Course complicated by HIT on day 5."),
     ("packed red blood", "Two units of PRBCs were given."),
