@@ -402,6 +402,20 @@ def test_a_state_that_went_on_is_not_told_after(later):
     assert told_order(began, span(began, "ceftriaxone"), span(began, "rash")) is not None
 
 
+@pytest.mark.parametrize("later", [
+    "She was on vancomycin.",
+    "On hospital day 4 she was on vancomycin.",
+    "She remained on IV vancomycin.",
+])
+def test_being_on_a_drug_is_a_state_not_a_start(later):
+    text = f"HOSPITAL COURSE: ,On hospital day 2 she developed a rash.  {later}"
+    rash, drug = span(text, "rash"), span(text, "vancomycin")
+    assert told_order(text, rash, drug) is None and counted_order(text, rash, drug) is None
+    started = f"HOSPITAL COURSE: ,On hospital day 2 she developed a rash.  {later.replace('was on', 'was started on')}"
+    if "started" in started:
+        assert find_relation(started, span(started, "rash"), span(started, "vancomycin")) is not None
+
+
 def test_an_admission_diagnosis_is_the_presentation():
     text = ("ADMISSION DIAGNOSIS: ,Community-acquired pneumonia.,HOSPITAL COURSE: ,She was given ceftriaxone.,"
             "DISCHARGE DIAGNOSIS: ,Pneumonia, resolved.")
