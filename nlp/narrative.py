@@ -54,6 +54,7 @@ __all__ = [
     "note_layout",
     "phase_order",
     "told_order",
+    "turns_back",
 ]
 
 
@@ -521,6 +522,11 @@ def phase_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement 
     if rank == 0 and later_sentence is not None and layout.role(later_sentence) in rules.diagnosis_roles:
         rule = PAST_BEFORE_PRESENT  # a list of diagnoses names states: the contract weighs what it names
     return Placement(earlier, later, cue[0], cue[1], rule)
+
+
+def turns_back(sentence: str) -> bool:
+    """Does the sentence step back in time ("previously", "had been", "prior to this")?"""
+    return bool(_load_narrative_rules().turns_back.search(sentence))
 
 
 def names_purpose(text: str, span: tuple[int, int]) -> bool:

@@ -28,6 +28,7 @@ from .narrative import (
     note_layout,
     phase_order,
     told_order,
+    turns_back,
 )
 from .present_state import BOTH_CURRENT, both_current
 from .values import ValueFind, find_values
@@ -37,6 +38,7 @@ __all__ = ["StatedOrder", "end_kinds", "find_order", "find_relation", "hedged", 
 CUE_REACH = 600  # characters between two mentions that one passage's cue can relate
 STATED_CHANGE = "stated-change"  # "creatinine has gone from 2.1 to 4.2": the values in the order stated
 WINDOW_EXTREME = "window-extreme"  # "highest temperature over the past 24 hours was 102.1 ... temperature is 99.2"
+CHANGE_END = "change-end"  # "His creatinine was 1. ... His creatinine was up slightly to 1.6"
 
 Position = Literal["before_second", "between", "before_first", "opens_next", "names_operation"]
 Order = Literal["first_earlier", "second_earlier", "overlap"]
@@ -112,7 +114,7 @@ def is_placement(rule_id: str) -> bool:
 def find_relation(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOrder | None:
     """What the note says of the mentions at spans `a` and `b`: a cue's order or overlap when one
     relates them (the stronger basis), else where the note places them (nlp/narrative.py)."""
-    change = _stated_change(text, a, b) or _window_extreme(text, a, b)
+    change = _stated_change(text, a, b) or _window_extreme(text, a, b) or _change_end(text, a, b)
     if change is not None:
         return change
     if abs(a[0] - b[0]) <= CUE_REACH:
@@ -216,6 +218,35 @@ def _window_extreme(text: str, a: tuple[int, int], b: tuple[int, int]) -> Stated
         return None  # the other reading is told as a past one too: which came first is not said
     earlier, later = (a, b) if k == 0 else (b, a)
     return StatedOrder(earlier, later, mark.start(), mark.end(), mark.group(), WINDOW_EXTREME)
+
+
+# A value told as where it went: "was up slightly to", "is already down to", "rose to", "has dropped to";
+# not "up to" alone ("temperatures of up to 103", "albuterol up to 4 times a day": a most, not a change).
+_CHANGED_TO = re.compile(r"\b(?:(?:was|were|is|are|has|have|had|been|went|gone|go|came|come)\s+(?:(?:already|now|back|then|"
+                         r"\w+ly)\s+)?(?:up|down)|rose|risen|increased|decreased|fell|fallen|dropped|climbed|jumped|"
+                         r"trended\s+(?:up|down))(?:\s+\w+ly)?\s+to\b", re.IGNORECASE)
+
+
+def _change_end(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOrder | None:
+    """One analyte's value told as where it rose or fell to ("his creatinine on this hospitalization
+    was up slightly to 1.6"), and a value of it told a few sentences before in the same section
+    with no change of its own ("His creatinine was 1."): the change went from the earlier-told one.
+    Not when the later sentence steps back in time ("previously", "had been")."""
+    layout = note_layout(text)
+    ia, ib = layout.sentence_at(a[0]), layout.sentence_at(b[0])
+    if ia is None or ib is None or ia == ib:
+        return None
+    (i, first), (j, second) = sorted(((ia, a), (ib, b)))
+    sa, sb = layout.sentences[i], layout.sentences[j]
+    if j - i > _EXTREME_SENTENCES or sa.section != sb.section or not _CHANGED_TO.search(text, sb.start, second[1]):
+        return None  # most pairs: no change told before the later value (this runs for every pair)
+    va, vb = _value_at(text, sa, first), _value_at(text, sb, second)
+    if va is None or vb is None or va.analyte != vb.analyte or va.change or vb.change or va.quantity == vb.quantity:
+        return None
+    mark = _CHANGED_TO.search(text, vb.start, vb.end)
+    if mark is None or turns_back(text[sb.start:sb.end]):
+        return None
+    return StatedOrder(first, second, mark.start(), mark.end(), mark.group(), CHANGE_END)
 
 
 def _value_at(text: str, sentence: Sentence, span: tuple[int, int]) -> ValueFind | None:
@@ -418,7 +449,7 @@ def check_order(text: str, order: StatedOrder) -> bool:
     placement it names), and reading the two spans again gives the same relation."""
     if not (0 <= order.cue_start < order.cue_end <= len(text)) or text[order.cue_start:order.cue_end] != order.cue:
         return False
-    if not is_placement(order.rule) and order.rule not in (STATED_CHANGE, WINDOW_EXTREME):
+    if not is_placement(order.rule) and order.rule not in (STATED_CHANGE, WINDOW_EXTREME, CHANGE_END):
         rule = _load_order_rules().by_id(order.rule)
         if rule is None or not rule.cue.fullmatch(order.cue):
             return False

@@ -301,6 +301,18 @@ def test_no_window_extreme_order_where_the_text_leaves_it_open(text, first, seco
     assert found is None or found.rule != "window-extreme"
 
 
+@pytest.mark.parametrize(("text", "first", "second"), [
+    # "up to" alone is a most, not a change
+    ("VITALS: Temperature 37.2.  She had temperatures of up to 39.4.", "Temperature 37.2", "temperatures of up to 39.4"),
+    # the later sentence steps back; another section
+    ("ASSESSMENT: Sodium 131.  Previously her sodium had dropped to 124.", "Sodium 131", "sodium had dropped to 124"),
+    ("ASSESSMENT: Sodium 131.,PLAN: ,Sodium has dropped to 124.", "Sodium 131", "Sodium has dropped to 124"),
+])
+def test_no_change_end_where_the_text_leaves_it_open(text, first, second):
+    found = find_relation(text, span(text, first), span(text, second))
+    assert found is None or found.rule != "change-end"
+
+
 def test_a_subheading_continues_its_section():
     text = ("PHYSICAL EXAMINATION: ,VITAL SIGNS: Stable.,HEENT: Normal.,PAST MEDICAL HISTORY: ,Asthma.")
     assert [s.role for s in note_layout(text).sections] == ["physical_exam", "past_medical_history"]
@@ -314,6 +326,11 @@ def test_a_subheading_continues_its_section():
     ("VITALS: Maximum temperature in the last 24 hours was 38.9, and her temperature is 37.1 now.",
      "temperature in the last 24 hours was 38.9", "temperature is 37.1", "window-extreme"),
     ("EXAM: Temperature 36.8.  Pulse 72.  Tmax 38.4.", "Tmax 38.4", "Temperature 36.8", "window-extreme"),
+    # a value told as where it went, after a value of it told before: the change went from that one
+    ("LABS: Her potassium was 3.2.  After repletion her potassium was back up to 4.1.", "potassium was 3.2",
+     "potassium was back up to 4.1", "change-end"),
+    ("ASSESSMENT: Sodium 131.  Sodium has dropped to 124 this morning.", "Sodium 131", "Sodium has dropped to 124",
+     "change-end"),
 ])
 def test_values_told_in_time_order(text, earlier, later, rule):
     a, b = span(text, earlier), span(text, later)
