@@ -305,31 +305,32 @@ def _check_phrase(item: BoundItem, event: EventSpec, detail: str, ctx: BindingCo
                         named=named, preceding=item.preceding)  # type: ignore[arg-type]
 
 
-def cited_words(source: SourceRef, documents: Mapping[str, NoteDocument]) -> str | None:
-    """The characters a note item cites, read from the note's own text (None: not a note span)."""
+def _cited_text(source: SourceRef, documents: Mapping[str, NoteDocument]) -> str | None:
+    """The whole text of the note attachment an item cites a span of (None: not a note span, or a
+    span past the text's end)."""
     if source.start is None or source.end is None:
         return None
     document = documents.get(source.reference)
     text = next((t.text for t in document.texts if t.attachment == (source.attachment or 0)), None) if document else None
-    return text[source.start:source.end] if text is not None and source.end <= len(text) else None
+    return text if text is not None and source.end <= len(text) else None
+
+
+def cited_words(source: SourceRef, documents: Mapping[str, NoteDocument]) -> str | None:
+    """The characters a note item cites, read from the note's own text (None: not a note span)."""
+    text = _cited_text(source, documents)
+    return None if text is None else text[source.start:source.end]
 
 
 def preceding_words(source: SourceRef, documents: Mapping[str, NoteDocument]) -> str | None:
     """The note's characters before the ones an item cites (None: not a note span)."""
-    if source.start is None or source.end is None:
-        return None
-    document = documents.get(source.reference)
-    text = next((t.text for t in document.texts if t.attachment == (source.attachment or 0)), None) if document else None
-    return text[:source.start] if text is not None and source.end <= len(text) else None
+    text = _cited_text(source, documents)
+    return None if text is None else text[:source.start]
 
 
 def following_words(source: SourceRef, documents: Mapping[str, NoteDocument]) -> str | None:
     """The rest of a note item's sentence after the characters it cites (None: not a note span)."""
-    if source.start is None or source.end is None:
-        return None
-    document = documents.get(source.reference)
-    text = next((t.text for t in document.texts if t.attachment == (source.attachment or 0)), None) if document else None
-    if text is None or source.end > len(text):
+    text = _cited_text(source, documents)
+    if text is None or source.end is None:
         return None
     rest = text[source.end:source.end + _FOLLOWING_REACH]
     end = _SENTENCE_END.search(rest)
