@@ -300,6 +300,7 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         ("Her hemoglobin post transfusion was 9.1.", "transfusion", "hemoglobin", "post"),
         ("Rigors began two hours into the amphotericin infusion.", "amphotericin", "Rigors", "two hours into"),
         ("She developed hives on her third day of amoxicillin.", "amoxicillin", "hives", "on her third day of"),
+        ("Her antibiotics were changed to ceftriaxone once cultures returned.", "cultures", "ceftriaxone", "once"),
         # a list of treatments: its last item joined by a bare "and"
         ("Her pneumonia was treated with ceftriaxone and azithromycin.", "pneumonia", "azithromycin", "treated with"),
     ],
@@ -350,6 +351,8 @@ def test_each_cue_reads_its_order(sentence, earlier, later, cue):
         # a bare "and" after a cue that treats nothing may join the first mention's item; after a
         # treatment, the item with a verb of its own is a clause of its own
         ("She had a fever after the transfusion and a rash.", "fever", "rash"),
+        # "once" of a frequency is no "once X happened"
+        ("She took aspirin once a day and ibuprofen twice a day.", "aspirin", "ibuprofen"),
         ("Her pneumonia was treated with ceftriaxone and azithromycin was added later.", "pneumonia", "azithromycin"),
     ],
 )
