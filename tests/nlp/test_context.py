@@ -419,6 +419,7 @@ def test_a_finding_told_as_unlikely_is_denied_with_doubt(pipeline, sentence, exp
         ("Her AKI resolved on vancomycin.", {"aki": NONE, "vancomycin": NONE}),
         ("The pneumonia resolved with vancomycin.", {"pneumonia": NONE, "vancomycin": NONE}),
         ("Resolved pneumonia.", {"pneumonia": Assertion(negated=True)}),
+        ("Her AKI resolved, and vancomycin was stopped.", {"aki": NONE, "vancomycin": NONE}),
         # a denial does not reach past a time or order word: what came after or until it was there
         ("No AKI after vancomycin.", {"aki": Assertion(negated=True), "vancomycin": NONE}),
         ("She had no pneumonia until vancomycin was started.", {"pneumonia": Assertion(negated=True), "vancomycin": NONE}),
