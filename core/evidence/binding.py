@@ -163,18 +163,24 @@ class BoundItem(Protocol):
 @dataclass(frozen=True)
 class BindingContext:
     """What checks may consult besides the item: the query's events and the packaged lexicon.
-    One per contract call; `expansion` memoises the lexicon expansion of each event."""
+    One per contract call; `expansion` and `dose` memoise what the lexicon reads of each event."""
 
     events: Mapping[str, EventSpec]
     lexicon: Lexicon
     _expansions: dict[str, ExpandedTerm | None] = field(default_factory=dict, compare=False, repr=False)
+    _doses: dict[str, tuple[str, str] | None] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, query: VerificationQuery, lexicon: Lexicon) -> BindingContext:
         return cls({e.id: e for e in query.events}, lexicon)
 
     def dose(self, event: EventSpec) -> tuple[str, str] | None:
-        return self.lexicon.stated_dose(event.text, event.kind) if event.text and not event.hidden else None
+        """The dose the event's text names after its drug, read once per contract call (every
+        candidate's every basis asks it)."""
+        if event.id not in self._doses:
+            self._doses[event.id] = (self.lexicon.stated_dose(event.text, event.kind)
+                                     if event.text and not event.hidden else None)
+        return self._doses[event.id]
 
     def expansion(self, event: EventSpec) -> ExpandedTerm | None:
         if event.id not in self._expansions:
