@@ -33,7 +33,7 @@ LEXICON = load_lexicon()
      ("packed red blood cell transfusion", "blood transfusion"),
      ("tachypneic", "tachypnea"), ("diaphoretic", "diaphoresis"), ("lethargic", "lethargy"),
      ("edematous", "edema"), ("loose stools", "diarrhea"), ("seized", "seizure"), ("endotracheal intubation", "mechanical ventilation"),
-     ("upper endoscopy", "endoscopy"), ("general anesthesia", "anesthesia"),
+     ("upper endoscopy", "upper endoscopy"), ("EGD", "upper endoscopy"), ("general anesthesia", "anesthesia"),
      ("general endotracheal anesthesia", "anesthesia"),
      ("lap chole", "laparoscopic cholecystectomy"), ("I&D", "incision and drainage"),
      ("GERD", "gastroesophageal reflux disease"), ("acid reflux", "gastroesophageal reflux disease"),
@@ -45,6 +45,12 @@ LEXICON = load_lexicon()
 )
 def test_names_clinicians_write(written, concept):
     assert LEXICON.expand(written).concepts == (concept,)
+
+
+@pytest.mark.parametrize(("one", "other"), [("upper endoscopy", "colonoscopy"), ("EGD", "colonoscopy")])
+def test_two_procedures_of_one_family_are_two_concepts(one, other):
+    # both are endoscopies, but a colonoscopy told after an upper endoscopy is not the same act
+    assert not set(LEXICON.expand(one, "procedure").terms) & set(LEXICON.expand(other, "procedure").terms)
 
 
 @pytest.mark.parametrize(("drug_class", "member", "brand"), [
