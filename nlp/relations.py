@@ -14,6 +14,7 @@ the cue span alone.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
@@ -111,22 +112,27 @@ def is_placement(rule_id: str) -> bool:
     return rule_id in PLACEMENT_RULES or rule_id == BOTH_CURRENT
 
 
-def find_relation(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOrder | None:
+def find_relation(text: str, a: tuple[int, int], b: tuple[int, int],
+                  admits: Callable[[StatedOrder], bool] = lambda _: True) -> StatedOrder | None:
     """What the note says of the mentions at spans `a` and `b`: a cue's order or overlap when one
-    relates them (the stronger basis), else where the note places them (nlp/narrative.py)."""
-    change = _stated_change(text, a, b) or _window_extreme(text, a, b) or _change_end(text, a, b)
-    if change is not None:
-        return change
+    relates them (the stronger basis), else where the note places them (nlp/narrative.py). The
+    first reading `admits` takes: a cue whose rule cannot relate these two ends (findings told
+    together are no procedures: "was irrigated and the skin was closed") says nothing of them, and
+    the readings after it still may."""
+    return next((found for found in _readings(text, a, b) if found is not None and admits(found)), None)
+
+
+def _readings(text: str, a: tuple[int, int], b: tuple[int, int]) -> Iterator[StatedOrder | None]:
+    """Each reading of the two mentions, strongest basis first (computed only when asked for)."""
+    yield _stated_change(text, a, b)
+    yield _window_extreme(text, a, b)
+    yield _change_end(text, a, b)
     if abs(a[0] - b[0]) <= CUE_REACH:
-        found = find_order(text, a, b)
-        if found is not None:
-            return found
-    found = _the_operation(text, a, b)
-    if found is not None:
-        return found
-    placed = (counted_order(text, a, b) or told_order(text, a, b) or both_current(text, a, b)
-              or phase_order(text, a, b))
-    return None if placed is None else _from_placement(text, placed)
+        yield find_order(text, a, b)
+    yield _the_operation(text, a, b)
+    for place in (counted_order, told_order, both_current, phase_order):
+        placed = place(text, a, b)
+        yield None if placed is None else _from_placement(text, placed)
 
 
 def _the_operation(text: str, a: tuple[int, int], b: tuple[int, int]) -> StatedOrder | None:
@@ -444,13 +450,14 @@ def _a_list(rules: _OrderRules, between: str) -> bool:
     return joined
 
 
-def check_order(text: str, order: StatedOrder) -> bool:
+def check_order(text: str, order: StatedOrder, admits: Callable[[StatedOrder], bool] = lambda _: True) -> bool:
     """Re-read a stated order from the text: the cue is where it says, in the rule data (or the
-    placement it names), and reading the two spans again gives the same relation."""
+    placement it names), and reading the two spans again, with the same `admits`, gives the same
+    relation."""
     if not (0 <= order.cue_start < order.cue_end <= len(text)) or text[order.cue_start:order.cue_end] != order.cue:
         return False
     if not is_placement(order.rule) and order.rule not in (STATED_CHANGE, WINDOW_EXTREME, CHANGE_END):
         rule = _load_order_rules().by_id(order.rule)
         if rule is None or not rule.cue.fullmatch(order.cue):
             return False
-    return find_relation(text, order.earlier, order.later) == order
+    return find_relation(text, order.earlier, order.later, admits) == order

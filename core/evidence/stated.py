@@ -144,13 +144,11 @@ def find_stated(query: VerificationQuery, items: Iterable, documents: Mapping[st
                 if text is None:
                     continue
                 spans = {a.occurrence: (a.source.start, a.source.end), b.occurrence: (b.source.start, b.source.end)}
-                found = find_relation(text, spans[a.occurrence], spans[b.occurrence])
+                found = find_relation(text, spans[a.occurrence], spans[b.occurrence], _admits(a, b, text))
                 if found is None:
                     continue
                 a_first = found.earlier == spans[a.occurrence]
                 earlier, later = (a, b) if a_first else (b, a)
-                if not _ends_take_part(found.rule, earlier, later, text):
-                    continue
                 events = (r.source, r.target) if a_first else (r.target, r.source)
                 item = StatedItem(
                     _cue_id(a.source.reference, attachment, found.cue_start, found.cue_end)
@@ -159,6 +157,14 @@ def find_stated(query: VerificationQuery, items: Iterable, documents: Mapping[st
                     found.earlier, found.later, found.cue_start, found.cue_end, found.cue, found.rule)
                 out.setdefault(item.id, item)
     return [out[k] for k in sorted(out)]
+
+
+def _admits(a, b, text: str):
+    """The readings two note items may take part in (`_ends_take_part`, whichever is earlier)."""
+    def admits(found) -> bool:
+        a_first = found.earlier == (a.source.start, a.source.end)
+        return _ends_take_part(found.rule, *((a, b) if a_first else (b, a)), text)
+    return admits
 
 
 def _ends_take_part(rule: str, earlier, later, text: str) -> bool:
@@ -173,8 +179,9 @@ def _ends_take_part(rule: str, earlier, later, text: str) -> bool:
     or an act to a condition; findings told together ("presented with fever and cough") no
     procedure, which is an act done for them. An overlap joins two mentions of one time: not one the
     note tells as past history and one it does not. "Prior to the procedure":
-    the end the note lists as its operation is that operation only if it is a procedure."""
-    from medeventgraph.nlp.narrative import EARLIER_SECTION, PAST_BEFORE_PRESENT, names_purpose
+    the end the note lists as its operation is that operation only if it is a procedure, in a cue
+    or a phase cue ("preoperatively")."""
+    from medeventgraph.nlp.narrative import EARLIER_SECTION, PAST_BEFORE_PRESENT, PHASE_CUE, names_purpose
     from medeventgraph.nlp.present_state import BOTH_CURRENT
     from medeventgraph.nlp.relations import (
         end_kinds,
@@ -200,6 +207,10 @@ def _ends_take_part(rule: str, earlier, later, text: str) -> bool:
     if names_operation(rule):  # "prior to the procedure": the end in the operation list is that operation
         return all(i.kind is Kind.PROCEDURE for i in (earlier, later)
                    if in_operation_list(text, (i.source.start, i.source.end)))
+    if rule == PHASE_CUE and later.kind is not Kind.PROCEDURE:
+        # "prior to the procedure" as a phase, as in a cue: the operation list's act, not a problem
+        # it names ("excision of a breast mass"), which was there before it
+        return not in_operation_list(text, (later.source.start, later.source.end))
     return True
 
 
@@ -225,7 +236,8 @@ def check_stated(item: StatedItem, query: VerificationQuery, items: Mapping[str,
     if text is None or not _ends_take_part(item.rule, earlier, later, text):
         return False
     order = StatedOrder(item.earlier_span, item.later_span, item.cue_start, item.cue_end, item.cue, item.rule)
-    return all(0 <= s < e <= len(text) for s, e in (item.earlier_span, item.later_span)) and check_order(text, order)
+    return all(0 <= s < e <= len(text) for s, e in (item.earlier_span, item.later_span)) \
+        and check_order(text, order, _admits(earlier, later, text))
 
 
 def _order_words(hit: StatedItem) -> str:

@@ -802,3 +802,17 @@ def test_a_problem_and_the_drug_continued_for_it_overlap_only_in_one_time(note_p
     index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
     v = verify_query(index, _overlap_query("pneumonia", "condition", "ceftriaxone", "medication"), settings)
     assert v.verdict.value == verdict, v.relations[0].explanation if v.relations else v.failure
+
+
+@pytest.mark.parametrize(("text", "a", "b"), [
+    # "was irrigated and" reads like findings told together ("was febrile and tachycardic"), a rule
+    # that relates no procedures: refused for these ends, the order of telling still decides
+    ("DESCRIPTION OF PROCEDURE: ,The wound was irrigated and the skin was closed with staples.,",
+     ("irrigation", "procedure"), ("skin closure", "procedure")),
+    ("HOSPITAL COURSE: ,She was intubated and a central line was placed.,",
+     ("intubation", "procedure"), ("central line placement", "procedure")),
+])
+def test_a_cue_refused_for_its_ends_leaves_the_order_to_the_next_reading(note_pipeline, text, a, b):
+    v = _ask(note_pipeline, text, a, b, "before")
+    assert v.verdict.value == "supported", v.relations[0].explanation
+    assert "told in this order" in v.relations[0].explanation
