@@ -493,6 +493,12 @@ NEGATED = Assertion(negated=True)
         ("She never received heparin.", {"heparin": NEGATED}),
         ("She was not treated with heparin, but metoprolol was started.", {"heparin": NEGATED, "metoprolol": NONE}),
         ("She was unable to tolerate the MRI.", {"MRI": NEGATED}),
+        ("Heparin was withheld because of the bleeding.", {"heparin": NEGATED, "bleeding": NONE}),
+        ("Metoprolol was avoided given the bradycardia.", {"metoprolol": NEGATED}),
+        ("Dialysis was avoided with diuresis.", {"dialysis": NEGATED}),
+        ("We avoided dialysis.", {"dialysis": NEGATED}),
+        ("An MRI was contraindicated.", {"MRI": NEGATED}),
+        ("Heparin was held for the procedure.", {"heparin": NONE}),  # a pause of what was given
         # planning words put the act in the future; a plan told in the past may have been carried out
         ("We plan to start heparin.", {"heparin": PLANNED}),
         ("The plan is for dialysis.", {"dialysis": PLANNED}),
