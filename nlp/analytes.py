@@ -95,6 +95,15 @@ class _Change(_Frozen):
     reverse: tuple[str, ...]
     not_a_change: tuple[str, ...]
     timed_list: tuple[str, ...] = ()  # regular expressions of the times a list of values writes between them
+    told_next: tuple[str, ...] = ()  # regular expressions of the words telling the series' next value, later
+
+    @cached_property
+    def next_later(self) -> re.Pattern[str]:
+        """Words, after a value and perhaps its time, that tell the next value as a later one: "1.2 on
+        admission and peaked at 3.4", "6.2 and on recheck was 4.8", "0.5, and six hours later 2.1"."""
+        told = "|".join(self.told_next) or "(?!)"
+        return re.compile(rf"\s*,?\s*(?:(?:{self._times})\s*,?\s*)?(?:and\s+|but\s+)?(?:{told})\s*(?=\d)",
+                          re.IGNORECASE)
 
     @cached_property
     def timed_next(self) -> re.Pattern[str]:

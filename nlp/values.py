@@ -215,7 +215,7 @@ class _SentenceReader:
                r"(?:up|down|increased|decreased|improved|worsened|rising|falling)\s+)?from\s+")
         m = re.match(cue, tail, re.IGNORECASE)
         if m is None:
-            return self._listed(analyte, alias, raw.end, tail)
+            return self.told_later(analyte, alias, raw) if forward else self._listed(analyte, alias, raw.end, tail)
         digit = raw.end + m.end()
         if digit >= len(self.text) or not (self.text[digit].isdigit() or self.text[digit:digit + 4].lower() == "the "):
             return None
@@ -223,6 +223,12 @@ class _SentenceReader:
         first_digit = digit + (lead.end() if lead else 0)
         found = self.value_at(analyte, alias, first_digit, digit)
         return (found, False) if found is not None else None
+
+    def told_later(self, analyte: Analyte, alias: Alias, raw: _Raw) -> tuple[_Raw, bool] | None:
+        """The next value told as a later one ("1.2 on admission and peaked at 3.4")."""
+        found = self.table.change_words.next_later.match(self.text, raw.end)
+        nxt = None if found is None else self.value_at(analyte, alias, found.end(), found.end())
+        return None if nxt is None else (nxt, False)
 
     def _listed(self, analyte: Analyte, alias: Alias, end: int, tail: str) -> tuple[_Raw, bool] | None:
         """The next value of a list of one analyte's values, each with its time: after a time written
@@ -310,6 +316,9 @@ def find_values(sentence: str, offset: int = 0, table: AnalyteTable | None = Non
         timed = False
         while len(chain) < 4:
             step = reader.follow(analyte, alias, chain[-1], forward)
+            if step is None and len(chain) == 1 and not forward:
+                step = reader.told_later(analyte, alias, raw)
+                forward = change = step is not None  # told in time order: a change, as "from X to Y"
             if step is None:
                 break
             chain.append(step[0])

@@ -119,6 +119,23 @@ def test_a_change_told_of_the_value_keeps_time_order(text: str, analyte: str, in
     _check_change(text, analyte, in_time_order)
 
 
+@pytest.mark.parametrize(("text", "analyte", "in_time_order"), [
+    # the next value told as a later one, its analyte not named again
+    ("Her creatinine was 1.2 on admission and peaked at 3.4 on hospital day 3.", "creatinine", [1.2, 3.4]),
+    ("Potassium was 6.2 and on recheck was 4.8.", "potassium", [6.2, 4.8]),
+    ("Troponin was 0.5, and six hours later 2.1.", "troponin", [0.5, 2.1]),
+    ("Sodium 118, which was corrected to 131 over two days.", "sodium", [118, 131]),
+    ("Creatinine rose from 1.0 to 2.1 and then fell to 1.5.", "creatinine", [1.0, 2.1, 1.5]),
+])
+def test_a_value_told_later_continues_the_series(text: str, analyte: str, in_time_order: list[float]) -> None:
+    _check_change(text, analyte, in_time_order)
+
+
+@pytest.mark.parametrize("text", ["Sodium 140 and potassium rose to 5.2.", "Hemoglobin 8 and she received 2 units."])
+def test_a_later_value_of_another_analyte_continues_nothing(text: str) -> None:
+    assert not any(v.change for v in find_values(text))
+
+
 def _check_change(text: str, analyte: str, in_time_order: list[float]) -> None:
     series = [v for v in find_values(text) if v.analyte == analyte]
     assert all(v.change for v in series) and len({v.series for v in series}) == 1
