@@ -200,7 +200,7 @@ def _ends_take_part(rule: str, earlier, later, text: str) -> bool:
     if rule == PAST_BEFORE_PRESENT:
         return later.kind is not Kind.PROCEDURE
     kinds = end_kinds(rule)
-    if kinds is not None and not (earlier.kind.value in kinds[0] and later.kind.value in kinds[1]):
+    if kinds is not None and not (_of_kinds(earlier, kinds[0], text) and _of_kinds(later, kinds[1], text)):
         return False
     if rule == EARLIER_SECTION and earlier.kind is Kind.PROCEDURE:
         return not names_purpose(text, (earlier.source.start, earlier.source.end))
@@ -212,6 +212,14 @@ def _ends_take_part(rule: str, earlier, later, text: str) -> bool:
         # it names ("excision of a breast mass"), which was there before it
         return not in_operation_list(text, (later.source.start, later.source.end))
     return True
+
+
+def _of_kinds(item, kinds: frozenset[str], text: str) -> bool:
+    """Is the item of one of a rule end's kinds ("value": a lab or vital mention that states its number)?"""
+    if item.kind.value in kinds:
+        return True
+    said = text[item.source.start:item.source.end]
+    return "value" in kinds and item.kind in (Kind.LAB, Kind.VITAL) and any(c.isdigit() for c in said)
 
 
 def check_stated(item: StatedItem, query: VerificationQuery, items: Mapping[str, object],

@@ -559,6 +559,22 @@ def test_an_indication_comes_first_and_holds_during(note_pipeline, text, first, 
             first, first_kind, "atrial fibrillation", "condition", "after"), settings).relations[0].explanation
 
 
+@pytest.mark.parametrize(("text", "value", "act", "verdict"), [
+    # written for this test: a value that shows the problem is an indication too, a lab named alone is not
+    ("HOSPITAL COURSE: ,She was given potassium chloride for a potassium of 2.9.,", ("potassium 2.9", "lab"),
+     ("potassium chloride", "medication"), "supported"),
+    ("HOSPITAL COURSE: ,She received 2 units of packed red blood cells for a hemoglobin of 6.9.,",
+     ("hemoglobin 6.9", "lab"), ("blood transfusion", "procedure"), "supported"),
+    ("HOSPITAL COURSE: ,Blood was drawn for a hemoglobin.,", ("hemoglobin", "lab"),
+     ("blood draw", "procedure"), "insufficient"),
+])
+def test_a_value_is_an_indication(note_pipeline, text, value, act, verdict):
+    v = _ask(note_pipeline, text, value, act, "before")
+    assert v.verdict.value == verdict, v.relations[0].explanation
+    if verdict == "supported":
+        assert "stated order: 'for'" in v.relations[0].explanation
+
+
 @pytest.mark.parametrize(("text", "cause", "cause_kind", "verdict"), [
     # written for this test: a condition from its cause came after it
     ("She developed acute kidney injury from dehydration.", "dehydration", "condition", "supported"),
