@@ -265,6 +265,8 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
          "within 2 hours of"),
         ("Hyperglycemia developed after high-dose steroids.", "steroids", "Hyperglycemia", "after"),
         ("A rash appeared after 2 units of packed red blood cells.", "packed red blood cells", "rash", "after"),
+        # a problem that treatment did not relieve was there before it
+        ("She took ibuprofen without relief of her headache.", "headache", "ibuprofen", "without relief of"),
         # a count before a mention that names its own unit
         ("After 2 units of blood, her hemoglobin was 9.2.", "units of blood", "hemoglobin", "After"),
         ("Seizures recurred after the final cycle of chemotherapy.", "chemotherapy", "Seizures", "after"),
