@@ -501,6 +501,7 @@ NEGATED = Assertion(negated=True)
         ("Heparin was held for the procedure.", {"heparin": NONE}),  # a pause of what was given
         ("The family declined a colonoscopy.", {"colonoscopy": NEGATED}),
         ("Declined dialysis.", {"dialysis": NEGATED}),
+        ("She has declined dialysis.", {"dialysis": NEGATED}),
         ("An MRI was attempted but unsuccessful.", {"MRI": NEGATED}),
         ("Her renal function declined, requiring dialysis.", {"dialysis": NONE}),  # a fall, not a refusal
         # planning words put the act in the future; a plan told in the past may have been carried out
