@@ -433,6 +433,11 @@ def test_each_overlap_cue_supports_overlaps_only(note_pipeline, text):
     _supports_overlap_only(note_pipeline, text, ("gi bleed", "condition"), ("coumadin", "medication"))
 
 
+def test_while_in_a_place_overlaps_the_stay_there(note_pipeline):
+    _supports_overlap_only(note_pipeline, "She received heparin while in the ICU.", ("heparin", "medication"),
+                           ("ICU", "procedure"))
+
+
 def _supports_overlap_only(note_pipeline, text: str, first: tuple[str, str], second: tuple[str, str]) -> str:
     """The explanation of a supported `overlaps`; an overlap says nothing about order, so neither
     order is established, neither refuted."""
@@ -470,6 +475,7 @@ def test_a_treatment_for_her_condition_overlaps_it_and_follows_it(note_pipeline,
     ("He complains of cough with fever.", "complains of"),
     ("She reports a 2-day history of fever and cough.", "reports a 2-day history of"),
     ("On arrival she was febrile and coughing.", "was"),
+    ("She was seen in the emergency room with fever and cough.", "was seen in the emergency room with"),
 ])
 def test_findings_told_together_overlap(note_pipeline, text, cue):
     explanation = _supports_overlap_only(note_pipeline, text, ("fever", "condition"), ("cough", "condition"))
@@ -502,6 +508,7 @@ def test_a_procedure_is_never_told_together_with_its_finding(note_pipeline):
     # written for this test: a treatment is given while the problem it treats holds
     "Her hyperkalemia was treated with insulin.",
     "Her hyperkalemia responded to insulin.",
+    "She has hyperkalemia, currently managed with insulin.",
 ])
 def test_a_problem_treated_with_a_drug_overlaps_it_and_comes_first(note_pipeline, text):
     index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
