@@ -283,12 +283,26 @@ _PARTICIPLE = "="  # marks a verb's stem that fills a slot only as a passive par
 
 
 def _after_auxiliary(words: Sequence[tuple[str, int, int]], j: int, rules: PhraseRules, since: int = 0) -> bool:
-    """Word j follows a passive auxiliary, perhaps with one adverb between ("was then closed")."""
+    """Word j follows a passive auxiliary, perhaps with one adverb between ("was then closed"), or
+    ends a list of participles that follows one ("was clamped, ligated and divided")."""
     before = [w.lower() for w, _, _ in words[max(since, j - 2):j]]
     if before and before[-1] in rules.passive_auxiliaries:
         return True
-    return len(before) == 2 and before[0] in rules.passive_auxiliaries and (
-        before[1] in rules.function_words or before[1].endswith("ly"))
+    if len(before) == 2 and before[0] in rules.passive_auxiliaries and (
+            before[1] in rules.function_words or before[1].endswith("ly")):
+        return True
+    run = [w.lower() for w, _, _ in words[max(since, j - _PARTICIPLE_RUN):j]]
+    while run and run[-1] in _LIST_JOINS:
+        run.pop()
+    if not run or not run[-1].endswith("ed"):
+        return False  # a list of participles ends in "and" before its last: "ligated and divided"
+    while run and (run[-1].endswith("ed") or run[-1] in _LIST_JOINS):
+        run.pop()
+    return bool(run) and run[-1] in rules.passive_auxiliaries
+
+
+_PARTICIPLE_RUN = 7  # words and marks back over a list of participles to its passive auxiliary
+_LIST_JOINS = frozenset({"and", "then", ","})
 
 
 def _capitals(word: str) -> bool:

@@ -88,6 +88,9 @@ def _found(event: str, sentence: str) -> list[str]:
     # a noun the stemmer leaves apart from its verb, told by the verb as a passive participle
     ("fascia closure", "The fascia was then closed with running PDS.", "fascia was then closed"),
     ("vessel division", "The short gastric vessels were divided.", "vessels were divided"),
+    # the last of a list of participles after one auxiliary
+    ("artery division", "The renal artery was ligated and divided.", "artery was ligated and divided"),
+    ("duct division", "The cystic duct was clipped, ligated and divided.", "duct was clipped, ligated and divided"),
     ("fracture fixation", "The fracture was fixed with a 6-hole plate.", "fracture was fixed"),
     ("graft occlusion", "The vein graft is occluded at its origin.", "graft is occluded"),
     ("closure", "The tourniquet was deflated and the wound was closed.", "was closed"),  # cited with its auxiliary
