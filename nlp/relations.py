@@ -83,6 +83,7 @@ class _OrderRules:
     operation_roles: frozenset[str] = frozenset()  # sections listing the procedures an operative note reports
     list_joins: re.Pattern[str] = re.compile(",")  # a word that joins a list's items ("and", "with", ",")
     list_stops: re.Pattern[str] = re.compile(r"(?!)")  # a word no list of findings has (a verb, "then", "no")
+    list_readings: re.Pattern[str] = re.compile(r"(?!)")  # a finding's own reading in the list ("febrile to 102")
 
     def by_id(self, rule_id: str) -> _OrderRule | None:
         return next((r for r in self.rules if r.id == rule_id), None)
@@ -314,7 +315,8 @@ def _order_rules(raw: dict) -> _OrderRules:
     return _OrderRules(int(raw["max_between_words"]), int(raw["max_words_before_cue"]), str(raw["fillers"]),
                       str(raw["list_item"]), tuple(rules), hedge, re.compile(raw["window_extreme"], re.IGNORECASE),
                       frozenset(raw.get("operation_roles", ())),
-                      re.compile(raw["list_joins"], re.IGNORECASE), re.compile(raw["list_stops"], re.IGNORECASE))
+                      re.compile(raw["list_joins"], re.IGNORECASE), re.compile(raw["list_stops"], re.IGNORECASE),
+                      re.compile(raw.get("list_readings", "(?!)"), re.IGNORECASE))
 
 
 _HEDGE_REACH = 60  # characters before a mention a hedge may stand
@@ -439,10 +441,11 @@ _LIST_TOKEN = re.compile(r"[\w'/&-]+|[^\w\s]")
 
 def _a_list(rules: _OrderRules, between: str) -> bool:
     """Are the words between two mentions only the joins of one list and other items of it
-    ("fever, cough and chills"; "headache with vomiting"), with no verb, time word or negation
+    ("fever, cough and chills"; "headache with vomiting"; an item's own reading, "febrile to 102
+    and tachycardic"), with no verb, time word or negation
     that would make the second a clause of its own ("fever and was given", "fever, then rash")?"""
     joined = False
-    for token in _LIST_TOKEN.findall(between):
+    for token in _LIST_TOKEN.findall(rules.list_readings.sub(" ", between)):
         if rules.list_joins.fullmatch(token):
             joined = True
         elif not token[0].isalnum() or rules.list_stops.fullmatch(token):

@@ -477,6 +477,7 @@ def test_a_treatment_for_her_condition_overlaps_it_and_follows_it(note_pipeline,
     ("She reports a 2-day history of fever and cough.", "reports a 2-day history of"),
     ("On arrival she was febrile and coughing.", "was"),
     ("She was seen in the emergency room with fever and cough.", "was seen in the emergency room with"),
+    ("On arrival she was febrile to 102.5 and coughing.", "was"),  # an item's own reading is part of it
 ])
 def test_findings_told_together_overlap(note_pipeline, text, cue):
     explanation = _supports_overlap_only(note_pipeline, text, ("fever", "condition"), ("cough", "condition"))
