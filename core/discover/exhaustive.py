@@ -60,8 +60,9 @@ def query_mentions(index: PatientIndex, query: VerificationQuery) -> list[Occurr
         if e.text and not e.hidden:
             expanded = index.lexicon.expand(e.text, e.kind)
             # a concept's synonyms are note targets as written; its query words are read as a phrase
-            # too (reordered, inflected, split), as a name the lexicon lacks is; a class stands for its members
-            if expanded.via in ("literal", "concept"):
+            # too (reordered, inflected, split), as a name the lexicon lacks is; a drug class stands for
+            # its members, while a condition's or act's class name is also its general concept's name
+            if expanded.via in ("literal", "concept") or expanded.kind != "medication":
                 norm = normalize_text(e.text)
                 terms.append((norm, norm, e.kind))
     return index.mentions_for(terms)

@@ -1,4 +1,5 @@
-"""The curated lexicon (resources/lexicon.json): concepts, synonyms, codes and drug classes.
+"""The curated lexicon (resources/lexicon.json): concepts, synonyms, codes and classes (drug classes,
+and a condition or procedure named with its subtypes).
 
 Shared by concept grounding and by the note target rules, so a term that grounds a
 structured resource is also the term searched for in notes.
@@ -74,6 +75,15 @@ class _LexiconFile(BaseModel):
             raise ValueError(f"ambiguous short forms listed as a concept synonym: {clash}")
         return self
 
+    @model_validator(mode="after")
+    def _members_share_their_class_kind(self) -> _LexiconFile:
+        # a class grounds its members for a question of its kind: a member of another kind would be bound unasked
+        kinds = {cls.id: cls.kind for cls in self.classes}
+        wrong = sorted(f"{c.id} in {name}" for c in self.concepts for name in c.classes if kinds.get(name) != c.kind)
+        if wrong:
+            raise ValueError(f"concepts in an unknown class or one of another kind: {wrong}")
+        return self
+
 
 @dataclass(frozen=True)
 class ExpandedTerm:
@@ -102,6 +112,7 @@ class Lexicon:
         self._class_by_synonym = {
             normalize_text(s): cls.id for cls in data.classes for s in cls.synonyms + [cls.id]
         }
+        self._class_kind = {cls.id: cls.kind for cls in data.classes}
         self._ambiguous = {normalize_text(a.form): tuple(a.senses) for a in data.ambiguous}
         self._class_names = {cls.id: tuple(normalize_text(s) for s in cls.synonyms) for cls in data.classes}
 
@@ -120,11 +131,11 @@ class Lexicon:
         candidates = [norm, norm[:-1]] if norm.endswith("s") and len(norm) > 4 else [norm]
         for cand in candidates:
             cls = self._class_by_synonym.get(cand)
-            if cls is not None and (kind in (None, "medication")):
+            if cls is not None and kind in (None, self._class_kind[cls]):
                 members = self._class_members.get(cls, [])
                 # the class's own names too: a note mention of the class ("antibiotics") is named by its id
                 names = [cand, cls, *self._class_names.get(cls, ())]
-                return self._expanded(text, members, "class", kind or "medication", extra=names)
+                return self._expanded(text, members, "class", self._class_kind[cls], extra=names)
             concepts = [c for c in self._by_synonym.get(cand, []) if kind in (None, c.kind)]
             if concepts:
                 return self._expanded(text, concepts, "concept", kind or concepts[0].kind)
@@ -141,7 +152,8 @@ class Lexicon:
         return dosed.group("dose"), dosed.group("unit")
 
     def _names_drug(self, norm: str) -> bool:
-        return norm in self._class_by_synonym or any(c.kind == "medication" for c in self._by_synonym.get(norm, ()))
+        cls = self._class_by_synonym.get(norm)
+        return (cls is not None and self._class_kind[cls] == "medication") or any(c.kind == "medication" for c in self._by_synonym.get(norm, ()))
 
     def _expanded(
         self, text: str, concepts: list[LexiconConcept], via: str, kind: str, extra: list[str] | None = None

@@ -22,8 +22,8 @@ LEXICON = load_lexicon()
      ("Zofran", "ondansetron"), ("Tylenol", "acetaminophen"), ("Motrin", "ibuprofen"), ("Toradol", "ketorolac"),
      ("Lopressor", "metoprolol"), ("Norvasc", "amlodipine"), ("Keflex", "cephalexin"),
      ("Bactrim", "sulfamethoxazole-trimethoprim"), ("Cipro", "ciprofloxacin"), ("Augmentin", "amoxicillin-clavulanate"),
-     ("AKI", "acute kidney injury"), ("CKD", "chronic kidney disease"), ("MI", "myocardial infarction"),
-     ("DVT", "deep vein thrombosis"), ("GI bleed", "bleeding"), ("SOB", "dyspnea"), ("HTN", "hypertension"),
+     ("AKI", "acute kidney injury"), ("CKD", "chronic kidney disease"),
+     ("DVT", "deep vein thrombosis"), ("melena", "melena"), ("NSTEMI", "non st segment elevation myocardial infarction"), ("SOB", "dyspnea"), ("HTN", "hypertension"),
      ("Cr", "creatinine"), ("BUN", "urea nitrogen"), ("SBP", "systolic blood pressure"), ("CHF", "heart failure"),
      ("COPD", "chronic obstructive pulmonary disease"), ("UTI", "urinary tract infection"),
      ("CXR", "chest radiograph"), ("chest x-ray", "chest radiograph"), ("heart cath", "cardiac catheterization"),
@@ -51,6 +51,43 @@ def test_names_clinicians_write(written, concept):
 def test_two_procedures_of_one_family_are_two_concepts(one, other):
     # both are endoscopies, but a colonoscopy told after an upper endoscopy is not the same act
     assert not set(LEXICON.expand(one, "procedure").terms) & set(LEXICON.expand(other, "procedure").terms)
+
+
+@pytest.mark.parametrize(("general", "kind", "subtypes"), [
+    ("bleeding", "condition", ["melena", "hematemesis", "upper GI bleed", "lower GI bleed", "GI bleed"]),
+    ("GI bleed", "condition", ["melena", "hematemesis", "lower gastrointestinal bleeding"]),
+    ("MI", "condition", ["STEMI", "NSTEMI", "non-ST elevation myocardial infarction"]),
+    ("PCI", "procedure", ["coronary stenting"]),
+])
+def test_a_condition_or_act_names_its_subtypes_which_stay_specific(general, kind, subtypes):
+    named = LEXICON.expand(general, kind)
+    assert named.via == "class" and named.kind == kind
+    for subtype in subtypes:
+        specific = LEXICON.expand(subtype, kind)
+        assert set(specific.concepts) < set(named.concepts)  # the general name grounds the subtype
+        assert named.concepts[0] not in specific.concepts  # the subtype's name grounds not the rest
+
+
+@pytest.mark.parametrize(("one", "other"), [
+    ("STEMI", "NSTEMI"), ("melena", "hematemesis"), ("upper GI bleed", "lower GI bleed"),
+    ("respiratory failure", "respiratory depression"), ("stent placement", "PCI"),
+])
+def test_siblings_and_neighbours_are_not_one_another(one, other):
+    assert not set(LEXICON.expand(one).concepts) & set(LEXICON.expand(other).concepts)
+
+
+def test_a_condition_class_grounds_no_question_of_another_kind():
+    assert LEXICON.expand("bleeding", "medication").via == "literal"
+    assert LEXICON.stated_dose("bleeding 2 units") is None  # only a drug is named before its dose
+
+
+def test_a_member_of_an_unknown_class_or_one_of_another_kind_is_refused(tmp_path):
+    raw = orjson.loads(packaged_bytes("medeventgraph.core", "lexicon.json"))
+    next(c for c in raw["concepts"] if c["id"] == "melena")["classes"].append("antibiotic")
+    path = tmp_path / "lexicon.json"
+    path.write_bytes(orjson.dumps(raw))
+    with pytest.raises(ValidationError, match="melena in antibiotic"):
+        load_lexicon(path)
 
 
 @pytest.mark.parametrize(("drug_class", "member", "brand"), [
@@ -99,7 +136,7 @@ def test_notes_bind_brand_names_and_abbreviations(note_pipeline):
     found = {(text[m.source.start:m.source.end], m.concept.text, m.assertion.historical)
              for m in note_pipeline.mentions([make_note(text)], terms)}
     assert {("Zosyn", "piperacillin", False), ("SBP", "systolic blood pressure", False),
-            ("GI bleed", "bleeding", True), ("Coumadin", "warfarin", True), ("Cr", "creatinine", False),
+            ("GI bleed", "gastrointestinal bleeding", True), ("Coumadin", "warfarin", True), ("Cr", "creatinine", False),
             ("vanc", "vancomycin", False), ("hypotensive", "hypotension", False)} <= found
 
 

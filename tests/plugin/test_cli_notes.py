@@ -52,4 +52,4 @@ def test_bad_lines_get_operation_outcomes(tmp_path, capsys):
 def test_lexicon_names(tmp_path, capsys):
     rows = run(tmp_path, capsys, "--lexicon")
     got = {(m["text"], m["concept"], m["assertion"]["historical"]) for m in rows[3]["mentions"]}
-    assert got == {("GI bleed", "bleeding", True), ("Coumadin", "warfarin", True)}
+    assert got == {("GI bleed", "gastrointestinal bleeding", True), ("Coumadin", "warfarin", True)}
