@@ -32,6 +32,9 @@ __all__ = ["NamedSlots", "PhraseFind", "PhraseRules", "PhraseSlots", "Stems", "c
            "load_phrase_rules", "named_at", "named_splits", "phrase_slots", "shared_stems"]
 
 _WORD = re.compile(r"[A-Za-z]+|\d+(?:[.,]\d+)*|[^\sA-Za-z0-9]")
+# Words written after "non" name their opposite ("non-ST elevation myocardial infarction" is no STEMI);
+# the same rule as the lexicon's display match (core.evidence.binding.NOT_AFTER_NON).
+_AFTER_NON = re.compile(r"\bnon[- ]\Z", re.IGNORECASE)
 _MAX_STEMS = 200_000  # memoised words: note vocabularies are unbounded
 
 
@@ -431,7 +434,8 @@ def find_phrases(text: str, slots: PhraseSlots, stems: Stems, offset: int = 0) -
     found: list[tuple[int, int, tuple[tuple[int, int], ...]]] = []
     for i in range(len(words)):
         w = _window(words, i, slots.slots, stems, rules, text, linked)
-        if w is not None and not _modifies_another(words, w[0], w[2], slots, rules):
+        if (w is not None and not _modifies_another(words, w[0], w[2], slots, rules)
+                and not _AFTER_NON.search(text, 0, w[1][0][0])):
             j, pieces, _ = w
             found.append((words[i][1], words[j][2], pieces))
     found.sort(key=lambda f: (f[1] - f[0], f[0]))
@@ -453,7 +457,7 @@ def check_phrase(cited: str, event_text: str, pieces: tuple[tuple[int, int], ...
     words the note's text before the cited words (`preceding`) names with the noun the pieces
     leave bare (`named_at`). Pure: what the contract re-checks."""
     stems = stems or shared_stems()
-    if not pieces or pieces[-1][1] != len(cited):
+    if not pieces or pieces[-1][1] != len(cited) or _AFTER_NON.search((preceding or "")[-5:] + cited[:pieces[0][0]]):
         return False
     split = None
     if named is not None:

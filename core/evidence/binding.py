@@ -71,6 +71,7 @@ __all__ = [
     "CHECKS",
     "EXCLUDED_STATUS",
     "KIND_ALLOWS",
+    "NOT_AFTER_NON",
     "BasisCheck",
     "BasisKind",
     "BindingBasis",
@@ -206,9 +207,14 @@ def event_admits(item: BoundItem, event: EventSpec, derived_finding: bool = Fals
     )
 
 
+# A term written after "non" names its opposite ("non-ST elevation myocardial infarction" is no STEMI,
+# "non-small cell" no small cell carcinoma): the words are there, the thing is not.
+NOT_AFTER_NON = r"(?<![\w])(?<!\bnon-)(?<!\bnon )"
+
+
 @lru_cache(maxsize=4096)
 def _word_pattern(term: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w]){re.escape(term)}(?![\w])")
+    return re.compile(rf"{NOT_AFTER_NON}{re.escape(term)}(?![\w])")
 
 
 def _whole_words(term: str, displays: tuple[str, ...]) -> bool:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from medeventgraph.core.evidence.binding import (
     EXCLUDED_STATUS,
+    NOT_AFTER_NON,
     BasisKind,
     BindingBasis,
     allowed_kinds,
@@ -35,7 +36,7 @@ _HISTORY_ANY = re.compile(r"\b(history of|h/o|hx of)\b")
 
 def term_pattern(terms: Iterable[str]) -> re.Pattern[str]:
     alternatives = "|".join(re.escape(t) for t in sorted(set(terms), key=lambda t: (-len(t), t)) if t)
-    return re.compile(rf"(?<![\w]){'(?:' + alternatives + ')' if alternatives else '(?!)'}(?![\w])")
+    return re.compile(rf"{NOT_AFTER_NON}{'(?:' + alternatives + ')' if alternatives else '(?!)'}(?![\w])")
 
 
 @dataclass(frozen=True, slots=True)

@@ -848,3 +848,23 @@ def test_a_cue_refused_for_its_ends_leaves_the_order_to_the_next_reading(note_pi
     v = _ask(note_pipeline, text, a, b, "before")
     assert v.verdict.value == "supported", v.relations[0].explanation
     assert "told in this order" in v.relations[0].explanation
+
+
+@pytest.mark.parametrize(("text", "a", "verdict"), [
+    # a general name grounds its subtypes; a subtype's name grounds only itself
+    ("HOSPITAL COURSE: He had an NSTEMI and underwent cardiac catheterization.", "myocardial infarction", "supported"),
+    ("HOSPITAL COURSE: He had an NSTEMI and underwent cardiac catheterization.", "STEMI", "insufficient"),
+    ("HOSPITAL COURSE: He had melena and underwent cardiac catheterization.", "bleeding", "supported"),
+    ("HOSPITAL COURSE: He had melena and underwent cardiac catheterization.", "hematemesis", "insufficient"),
+    # words after "non" name the opposite: a non-ST elevation infarction is no STEMI, in any spelling
+    ("HOSPITAL COURSE: He had a non-ST elevation myocardial infarction and underwent cardiac catheterization.",
+     "STEMI", "insufficient"),
+    ("HOSPITAL COURSE: He had a non-ST elevation myocardial infarction and underwent cardiac catheterization.",
+     "NSTEMI", "supported"),
+    # the general name read as a phrase as well, as any named condition is ("a myocardial infarct")
+    ("HOSPITAL COURSE: He had a myocardial infarct and underwent cardiac catheterization.", "myocardial infarction",
+     "supported"),
+])
+def test_a_general_condition_grounds_its_subtypes_end_to_end(note_pipeline, text, a, verdict):
+    v = _ask(note_pipeline, text, (a, "condition"), ("cardiac catheterization", "procedure"), "before")
+    assert v.verdict.value == verdict, v.relations[0].explanation

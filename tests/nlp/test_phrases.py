@@ -179,6 +179,21 @@ def test_check_reads_the_pieces_again() -> None:
     assert not check_phrase("gallbladder; was removed", "gallbladder removal", ((0, 11), (16, 23)), ())  # a break
 
 
+@pytest.mark.parametrize(("event", "sentence"), [
+    ("small cell carcinoma", "A biopsy showed non-small cell carcinoma of the lung."),
+    ("st elevation myocardial infarction", "He had a non ST elevation myocardial infarction."),
+])
+def test_words_after_non_name_the_opposite(event: str, sentence: str) -> None:
+    assert _found(event, sentence) == []
+    assert _found(event, sentence.replace("non-", "").replace("non ", "")) != []
+
+
+def test_the_contract_refuses_a_phrase_cited_after_non() -> None:
+    cited, pieces = "small cell carcinoma", ((0, 5), (6, 10), (11, 20))
+    assert check_phrase(cited, "small cell carcinoma", pieces, (), preceding="A biopsy showed ")
+    assert not check_phrase(cited, "small cell carcinoma", pieces, (), preceding="A biopsy showed non-")
+
+
 def test_check_reads_a_participle_with_its_auxiliary() -> None:
     assert check_phrase("was closed", "closure", ((4, 10),), ())
     assert not check_phrase("closed", "closure", ((0, 6),), ())  # no auxiliary in the cited words: no passive
