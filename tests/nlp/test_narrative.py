@@ -41,6 +41,15 @@ def test_layout_reads_run_in_headings_and_sentences():
     assert texts[2] == "Stop vancomycin."
 
 
+def test_an_impression_heading_of_any_wording_is_an_assessment():
+    text = ("HISTORY: He was transfused for melena.,LABORATORY DATA: Hemoglobin 8.,"
+            "IMPRESSION/PLAN,1.  Melena from esophagitis.")
+    assert [s.role for s in note_layout(text).sections] == ["indication", "labs_and_studies", "assessment"]
+    # the assessment names a state: the history's act is not placed before it as an earlier section is
+    placed = phase_order(text, span(text, "transfused"), span(text, "Melena from"))
+    assert placed is None or placed.rule == PAST_BEFORE_PRESENT
+
+
 @pytest.mark.parametrize("text", [
     "ADMITTING DIAGNOSES,1.  Pneumonia.,2.  Dehydration.,HOSPITAL COURSE: ,She was given ceftriaxone.",
     "ADMITTING DIAGNOSES\n1. Pneumonia.\n2. Dehydration.\nHOSPITAL COURSE:\nShe was given ceftriaxone.",
@@ -480,6 +489,10 @@ def test_a_hedge_right_before_a_mention(text, words, expected):
      "sodium", "hypertonic saline"),
     # irregular past verbs of their own
     ("HISTORY OF PRESENT ILLNESS: She tripped, fell and struck her head on the table.", "fell", "struck"),
+    # a participle that takes what was given as its bare object ("transfused packed red cells")
+    ("HOSPITAL COURSE: He developed a lower GI bleed, was moved to the unit and transfused packed red cells.",
+     "lower GI bleed", "packed red cells"),
+    ("HOSPITAL COURSE: She became hypotensive and given 2 liters of normal saline.", "hypotensive", "normal saline"),
 ])
 def test_clauses_of_one_sentence_are_told_in_order(text, earlier, later):
     a, b = span(text, earlier), span(text, later)
@@ -512,6 +525,8 @@ def test_clauses_of_one_sentence_are_told_in_order(text, earlier, later):
     "HOSPITAL COURSE: She was given ceftriaxone, and aspirin is planned for the morning.",
     # not a narrative section
     "PLAN: The ceftriaxone was discussed and aspirin was declined.",
+    # "given" opening a reason, not an act given
+    "HOSPITAL COURSE: She was offered ceftriaxone, and given her aspirin allergy history, it was held.",
 ])
 def test_clauses_that_tell_no_order(text):
     assert told_order(text, span(text, "ceftriaxone"), span(text, "aspirin")) is None
