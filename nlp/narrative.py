@@ -94,6 +94,9 @@ class _NarrativeRules:
     subordinate: re.Pattern[str]  # words opening a clause that is not told in its place ("before", "which")
     purpose_lead: re.Pattern[str]  # words right before an act that make it a purpose ("for"): cue group "cue"
     time_bound: re.Pattern[str]  # words right before a counted time that make it a bound ("by hospital day 3")
+    present_act: re.Pattern[str]  # an act told in the historical present ("she undergoes", "is started on")
+    present_presentation: re.Pattern[str]  # the presentation told in the present ("she presents with")
+    not_a_step: re.Pattern[str]  # words that make a present verb no step of a story: a habit, a condition, a plan
 
 
 # Words that open another clause: a history cue does not reach a mention past them ("status post
@@ -135,7 +138,8 @@ def _narrative_rules(raw: dict) -> _NarrativeRules:
                           tuple((re.compile(str(w["words"]), re.IGNORECASE), str(w["role"])) for w in raw["title_words"]),
                           _words(raw, "presentation"), _words(raw, "clause_join"), _words(raw, "finite_past"),
                           _words(raw, "subordinate"), re.compile(raw["purpose_lead"], re.IGNORECASE),
-                          re.compile(raw["time_bound"], re.IGNORECASE))
+                          re.compile(raw["time_bound"], re.IGNORECASE), _words(raw, "present_act"),
+                          _words(raw, "present_presentation"), _words(raw, "not_a_step"))
 
 
 def _history_cue(words: list[str], between: int) -> re.Pattern[str]:
@@ -301,7 +305,7 @@ def told_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement |
             return None
     else:
         told = [text[s.start:s.end] for s in layout.sentences[i:j + 1]]
-    if not (rules.past.search(told[0]) and rules.past.search(told[-1])):
+    if not (rules.past.search(told[0]) and rules.past.search(told[-1])) and not _present_steps(rules, told[0], told[-1]):
         return None
     if rules.turns_back.search(told[-1]) or _goes_on(text, rules, second):
         return None  # the later event is told as having come first, or as a state that went on from before
@@ -328,6 +332,17 @@ def told_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement |
     return Placement(first, second, heading.title_start, heading.title_end, TOLD_IN_ORDER)
 
 
+def _present_steps(rules: _NarrativeRules, first: str, last: str) -> bool:
+    """Is the later of two sentences (or clauses) an act told in the historical present after an act,
+    a presentation or a past event ("She presents with a rash. She is started on prednisone")? Not a
+    presentation told later (what one presents with may have begun before what was told first), a
+    habit, a condition or a plan ("undergoes dialysis three times a week", "if she develops a fever",
+    "as he is intubated"), or a past told after the present (it may go back)."""
+    if rules.not_a_step.search(first) or rules.not_a_step.search(last) or not rules.present_act.search(last):
+        return False
+    return bool(rules.past.search(first) or rules.present_act.search(first) or rules.present_presentation.search(first))
+
+
 def _own_clauses(text: str, rules: _NarrativeRules, sentence: Sentence, first: tuple[int, int],
                  second: tuple[int, int]) -> list[str] | None:
     """The two clauses of one sentence that hold `first` and `second` (in text order), when each is
@@ -346,7 +361,9 @@ def _own_clause_spans(text: str, rules: _NarrativeRules, sentence: Sentence, fir
     if ca == cb or bisect_right(cuts, first[1] - 1) - 1 != ca or bisect_right(cuts, second[1] - 1) - 1 != cb:
         return None
     spans = [(cuts[k], cuts[k + 1]) for k in (ca, cb)]
-    if not all(rules.finite_past.search(text[s:e]) and not rules.subordinate.search(text[s:e]) for s, e in spans):
+    if not all((rules.finite_past.search(text[s:e]) or rules.present_act.search(text[s:e])
+                or rules.present_presentation.search(text[s:e]))
+               and not rules.subordinate.search(text[s:e]) for s, e in spans):
         return None
     return spans
 

@@ -504,6 +504,40 @@ def test_clauses_of_one_sentence_are_told_in_order(text, earlier, later):
     assert not check_order(text, replace(found, earlier=b, later=a))
 
 
+@pytest.mark.parametrize(("text", "earlier", "later"), [
+    ("HISTORY OF PRESENT ILLNESS: She presents with a rash.  She is started on prednisone.", "rash", "prednisone"),
+    ("HISTORY OF PRESENT ILLNESS: He comes in with chest pain.  He is given aspirin and nitroglycerin.",
+     "chest pain", "aspirin"),
+    ("HISTORY OF PRESENT ILLNESS: He is admitted with pneumonia.  He develops a rash.", "pneumonia", "rash"),
+    ("HOSPITAL COURSE: She was treated with heparin.  She is then transferred to the ward.", "heparin", "ward"),
+    ("HISTORY OF PRESENT ILLNESS: She presents with a cough and is found to have pneumonia.", "cough", "pneumonia"),
+])
+def test_a_story_told_in_the_historical_present_is_told_in_order(text, earlier, later):
+    a, b = span(text, earlier), span(text, later)
+    placed = told_order(text, b, a)
+    assert placed is not None and placed.rule == TOLD_IN_ORDER and (placed.earlier, placed.later) == (a, b)
+    found = find_relation(text, b, a)
+    assert found is not None and check_order(text, found)
+
+
+@pytest.mark.parametrize(("text", "first", "second"), [
+    # what one presents with may have begun before what was told first
+    ("HISTORY OF PRESENT ILLNESS: She had a CT scan last week.  She presents with abdominal pain.", "CT scan",
+     "abdominal pain"),
+    # a past told after the present may go back
+    ("HISTORY OF PRESENT ILLNESS: She presents with a rash.  She was given amoxicillin by her doctor.", "rash",
+     "amoxicillin"),
+    # a habit, a condition, a state
+    ("HISTORY OF PRESENT ILLNESS: He presents for a visit.  He undergoes dialysis three times a week.", "visit",
+     "dialysis"),
+    ("DISCHARGE INSTRUCTIONS: He presents for a visit.  He is seen again if he develops a fever.", "visit", "fever"),
+    ("HISTORY OF PRESENT ILLNESS: She comes in with fever.  She is on amoxicillin.", "fever", "amoxicillin"),
+    ("HISTORY OF PRESENT ILLNESS: She has diabetes.  She is started on metformin.", "diabetes", "metformin"),
+])
+def test_no_order_told_in_the_present(text, first, second):
+    assert told_order(text, span(text, first), span(text, second)) is None
+
+
 @pytest.mark.parametrize("text", [
     # one clause: the later mention has no verb of its own
     "HOSPITAL COURSE: She was given ceftriaxone and aspirin.",
