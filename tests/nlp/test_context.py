@@ -491,6 +491,15 @@ NEGATED = Assertion(negated=True)
         ("She was not started on heparin because of the bleeding.", {"heparin": NEGATED, "bleeding": NONE}),
         ("She has never been on metoprolol.", {"metoprolol": NEGATED}),
         ("She never received heparin.", {"heparin": NEGATED}),
+        # a person not given the act, or one who did not give it: the act follows the words
+        ("She was not given heparin because of the bleeding.", {"heparin": NEGATED, "bleeding": NONE}),
+        ("The patient was never given aspirin because of her asthma.", {"aspirin": NEGATED, "asthma": NONE}),
+        ("She was not given heparin, but metoprolol was started.", {"heparin": NEGATED, "metoprolol": NONE}),
+        ("We did not start heparin given the bleeding.", {"heparin": NEGATED, "bleeding": NONE}),
+        ("He did not take his metoprolol and had a fall.", {"metoprolol": NEGATED}),
+        # a problem told as what would be expected is no problem she had
+        ("A rash would be expected with a faster infusion.", {"rash": PLANNED}),
+        ("Her rash was worse than would be expected.", {"rash": NONE}),
         ("She was not treated with heparin, but metoprolol was started.", {"heparin": NEGATED, "metoprolol": NONE}),
         ("She was unable to tolerate the MRI.", {"MRI": NEGATED}),
         ("Heparin was withheld because of the bleeding.", {"heparin": NEGATED, "bleeding": NONE}),
