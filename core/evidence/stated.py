@@ -173,15 +173,22 @@ def _ends_take_part(rule: str, earlier, later, text: str) -> bool:
     present-state overlap says the two events hold now: both mentions must be affirmed, current and
     certain. The past before a present state: a procedure an assessment names is a state it left
     ("a nonhealing amputation"), its act in the past, so it is not the present end. An earlier
-    section: a procedure named as a purpose ("venogram for lead placement") is done or planned after
-    the words naming it, not an earlier act, so it is not the earlier end. A rule that names the
+    section or the order of telling: a procedure named as a purpose ("venogram for lead placement",
+    "consent was obtained for a colonoscopy") is done or planned after the words naming it, not an
+    earlier act, so it is not the earlier end. A rule that names the
     kinds of its ends (`ends` in the rule data) relates only those: an indication ("X for Y") a drug
     or an act to a condition; findings told together ("presented with fever and cough") no
     procedure, which is an act done for them. An overlap joins two mentions of one time: not one the
     note tells as past history and one it does not. "Prior to the procedure":
     the end the note lists as its operation is that operation only if it is a procedure, in a cue
     or a phase cue ("preoperatively")."""
-    from medeventgraph.nlp.narrative import EARLIER_SECTION, PAST_BEFORE_PRESENT, PHASE_CUE, names_purpose
+    from medeventgraph.nlp.narrative import (
+        EARLIER_SECTION,
+        PAST_BEFORE_PRESENT,
+        PHASE_CUE,
+        TOLD_IN_ORDER,
+        names_purpose,
+    )
     from medeventgraph.nlp.present_state import BOTH_CURRENT
     from medeventgraph.nlp.relations import (
         end_kinds,
@@ -202,7 +209,7 @@ def _ends_take_part(rule: str, earlier, later, text: str) -> bool:
     kinds = end_kinds(rule)
     if kinds is not None and not (_of_kinds(earlier, kinds[0], text) and _of_kinds(later, kinds[1], text)):
         return False
-    if rule == EARLIER_SECTION and earlier.kind is Kind.PROCEDURE:
+    if rule in (EARLIER_SECTION, TOLD_IN_ORDER) and earlier.kind is Kind.PROCEDURE:
         return not names_purpose(text, (earlier.source.start, earlier.source.end))
     if names_operation(rule):  # "prior to the procedure": the end in the operation list is that operation
         return all(i.kind is Kind.PROCEDURE for i in (earlier, later)

@@ -366,6 +366,17 @@ def test_narrative_order_is_not_time_order(sentence, x, y):
     assert find_order(sentence, (a, a + len(x)), (b, b + len(y))) is None
 
 
+@pytest.mark.parametrize("sentence", [
+    "She was started on vancomycin for MRSA bacteremia.",  # the organism or setting of an infection
+    "She was started on vancomycin for gram positive bacteremia.",
+    "She was started on vancomycin for hospital acquired bacteremia.",
+])
+def test_an_indication_named_with_its_organism_or_setting(sentence):
+    a, b = sentence.index("vancomycin"), sentence.index("bacteremia")
+    found = find_order(sentence, (a, a + 10), (b, b + 10))
+    assert found is not None and found.earlier == (b, b + 10) and found.rule == "for-indication"
+
+
 def test_a_treatment_cue_orders_its_object_by_the_indication_alone():
     sentence = "She was treated with heparin for a DVT."  # the DVT first: it is what heparin is for
     a, b = sentence.index("heparin"), sentence.index("DVT")
@@ -867,4 +878,15 @@ def test_a_cue_refused_for_its_ends_leaves_the_order_to_the_next_reading(note_pi
 ])
 def test_a_general_condition_grounds_its_subtypes_end_to_end(note_pipeline, text, a, verdict):
     v = _ask(note_pipeline, text, (a, "condition"), ("cardiac catheterization", "procedure"), "before")
+    assert v.verdict.value == verdict, v.relations[0].explanation
+
+
+@pytest.mark.parametrize(("text", "verdict"), [
+    # an act named as a purpose is done after the words naming it: the telling places it before nothing
+    ("PROCEDURE: Informed consent was obtained for a colonoscopy.  The patient was sedated with propofol.",
+     "insufficient"),
+    ("PROCEDURE: A colonoscopy was performed.  The patient was then given propofol for agitation.", "supported"),
+])
+def test_an_act_named_as_a_purpose_is_no_earlier_end_of_the_telling(note_pipeline, text, verdict):
+    v = _ask(note_pipeline, text, ("colonoscopy", "procedure"), ("propofol", "medication"), "before")
     assert v.verdict.value == verdict, v.relations[0].explanation

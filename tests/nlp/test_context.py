@@ -460,6 +460,11 @@ NEGATED = Assertion(negated=True)
         # "evaluate for X" asks whether X is there: possible, not denied (medspaCy's default reads a negation)
         ("Evaluate for DVT.", {"DVT": UNCERTAIN}),
         ("Doppler of the left leg to evaluate for DVT.", {"DVT": UNCERTAIN}),
+        # what is presumed is not yet known; a few words on, the sentence tells something else
+        ("He was given heparin for presumed DVT.", {"DVT": UNCERTAIN, "heparin": NONE}),
+        ("Presumptive diagnosis of asthma.", {"asthma": UNCERTAIN}),
+        ("The rash was presumably viral and the patient was later found to have had a stroke.",
+         {"rash": NONE, "stroke": NONE}),
         # a relative who tells or acts is not who has the findings
         ("His wife states that he developed chest pain after dinner.", {"chest pain": NONE}),
         ("The family had wanted her transferred for the bleeding.", {"bleeding": NONE}),
