@@ -180,7 +180,7 @@ ADJECTIVE_NOTE = ("Hospital course: She was given vancomycin on admission. She b
     ("shortness of breath", "condition", "dyspneic"),
     ("nausea", "condition", "nauseated"),
     ("delirium", "condition", "delirious"),
-    ("hemodialysis", "procedure", "dialyzed"),
+    ("dialysis", "procedure", "dialyzed"),
 ])
 def test_a_finding_stated_as_an_adjective_or_verb_is_found(note_pipeline, event: str, kind: str, words: str) -> None:
     index = note_index(ADJECTIVE_NOTE, note_pipeline)
