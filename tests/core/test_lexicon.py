@@ -32,7 +32,7 @@ LEXICON = load_lexicon()
      ("PRBCs", "blood transfusion"), ("units of blood", "blood transfusion"), ("packed cells", "blood transfusion"),
      ("packed red blood cell transfusion", "blood transfusion"),
      ("tachypneic", "tachypnea"), ("diaphoretic", "diaphoresis"), ("lethargic", "lethargy"),
-     ("edematous", "edema"), ("loose stools", "diarrhea"), ("seized", "seizure"), ("endotracheal intubation", "mechanical ventilation"),
+     ("edematous", "edema"), ("loose stools", "diarrhea"), ("seized", "seizure"), ("endotracheal intubation", "endotracheal intubation"),
      ("upper endoscopy", "upper endoscopy"), ("EGD", "upper endoscopy"), ("general anesthesia", "anesthesia"),
      ("general endotracheal anesthesia", "anesthesia"),
      ("lap chole", "laparoscopic cholecystectomy"), ("I&D", "incision and drainage"),
@@ -61,6 +61,7 @@ def test_two_procedures_of_one_family_are_two_concepts(one, other):
     ("dialysis", "procedure", ["hemodialysis", "peritoneal dialysis", "CRRT"]),
     ("sepsis", "condition", ["urosepsis", "severe sepsis"]),
     ("rash", "condition", ["hives"]),
+    ("mechanical ventilation", "procedure", ["intubated", "ventilator"]),
 ])
 def test_a_condition_or_act_names_its_subtypes_which_stay_specific(general, kind, subtypes):
     named = LEXICON.expand(general, kind)
@@ -74,7 +75,7 @@ def test_a_condition_or_act_names_its_subtypes_which_stay_specific(general, kind
 @pytest.mark.parametrize(("one", "other"), [
     ("STEMI", "NSTEMI"), ("melena", "hematemesis"), ("upper GI bleed", "lower GI bleed"),
     ("respiratory failure", "respiratory depression"), ("stent placement", "PCI"),
-    ("hemodialysis", "peritoneal dialysis"), ("hemodialysis", "CRRT"),
+    ("hemodialysis", "peritoneal dialysis"), ("hemodialysis", "CRRT"), ("intubation", "ventilator"),
 ])
 def test_siblings_and_neighbours_are_not_one_another(one, other):
     assert not set(LEXICON.expand(one).concepts) & set(LEXICON.expand(other).concepts)

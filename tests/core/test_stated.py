@@ -890,3 +890,15 @@ def test_a_general_condition_grounds_its_subtypes_end_to_end(note_pipeline, text
 def test_an_act_named_as_a_purpose_is_no_earlier_end_of_the_telling(note_pipeline, text, verdict):
     v = _ask(note_pipeline, text, ("colonoscopy", "procedure"), ("propofol", "medication"), "before")
     assert v.verdict.value == verdict, v.relations[0].explanation
+
+
+@pytest.mark.parametrize(("text", "asked", "verdict"), [
+    # the ventilator's words are no intubation; the general name holds both
+    ("HOSPITAL COURSE: She developed pneumonia.  She was then weaned from the ventilator.", "intubation",
+     "insufficient"),
+    ("HOSPITAL COURSE: She developed pneumonia.  She was then intubated.", "intubation", "supported"),
+    ("HOSPITAL COURSE: She developed pneumonia.  She was then intubated.", "mechanical ventilation", "supported"),
+])
+def test_an_intubation_is_not_the_ventilation_that_went_on(note_pipeline, text, asked, verdict):
+    v = _ask(note_pipeline, text, ("pneumonia", "condition"), (asked, "procedure"), "before")
+    assert v.verdict.value == verdict, v.relations[0].explanation
