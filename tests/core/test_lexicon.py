@@ -33,8 +33,8 @@ LEXICON = load_lexicon()
      ("packed red blood cell transfusion", "blood transfusion"),
      ("tachypneic", "tachypnea"), ("diaphoretic", "diaphoresis"), ("lethargic", "lethargy"),
      ("edematous", "edema"), ("loose stools", "diarrhea"), ("seized", "seizure"), ("endotracheal intubation", "endotracheal intubation"),
-     ("upper endoscopy", "upper endoscopy"), ("EGD", "upper endoscopy"), ("general anesthesia", "anesthesia"),
-     ("general endotracheal anesthesia", "anesthesia"),
+     ("upper endoscopy", "upper endoscopy"), ("EGD", "upper endoscopy"), ("general anesthesia", "general anesthesia"),
+     ("general endotracheal anesthesia", "general anesthesia"),
      ("lap chole", "laparoscopic cholecystectomy"), ("I&D", "incision and drainage"),
      ("GERD", "gastroesophageal reflux disease"), ("acid reflux", "gastroesophageal reflux disease"),
      ("HbA1c", "hemoglobin a1c"), ("IV fluids", "intravenous fluids"), ("bladder infection", "urinary tract infection"),
@@ -62,6 +62,7 @@ def test_two_procedures_of_one_family_are_two_concepts(one, other):
     ("sepsis", "condition", ["urosepsis", "severe sepsis"]),
     ("rash", "condition", ["hives"]),
     ("mechanical ventilation", "procedure", ["intubated", "ventilator"]),
+    ("anesthesia", "procedure", ["general anesthesia", "spinal anesthesia"]),
 ])
 def test_a_condition_or_act_names_its_subtypes_which_stay_specific(general, kind, subtypes):
     named = LEXICON.expand(general, kind)
@@ -76,6 +77,7 @@ def test_a_condition_or_act_names_its_subtypes_which_stay_specific(general, kind
     ("STEMI", "NSTEMI"), ("melena", "hematemesis"), ("upper GI bleed", "lower GI bleed"),
     ("respiratory failure", "respiratory depression"), ("stent placement", "PCI"),
     ("hemodialysis", "peritoneal dialysis"), ("hemodialysis", "CRRT"), ("intubation", "ventilator"),
+    ("general anesthesia", "spinal anesthesia"),
 ])
 def test_siblings_and_neighbours_are_not_one_another(one, other):
     assert not set(LEXICON.expand(one).concepts) & set(LEXICON.expand(other).concepts)
