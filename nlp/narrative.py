@@ -305,7 +305,8 @@ def told_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement |
             return None
     else:
         told = [text[s.start:s.end] for s in layout.sentences[i:j + 1]]
-    if not (rules.past.search(told[0]) and rules.past.search(told[-1])) and not _present_steps(rules, told[0], told[-1]):
+    first_past = bool(rules.past.search(told[0]))
+    if not (first_past and rules.past.search(told[-1])) and not _present_steps(rules, told[0], told[-1], first_past):
         return None
     if rules.turns_back.search(told[-1]) or _goes_on(text, rules, second):
         return None  # the later event is told as having come first, or as a state that went on from before
@@ -332,15 +333,15 @@ def told_order(text: str, a: tuple[int, int], b: tuple[int, int]) -> Placement |
     return Placement(first, second, heading.title_start, heading.title_end, TOLD_IN_ORDER)
 
 
-def _present_steps(rules: _NarrativeRules, first: str, last: str) -> bool:
+def _present_steps(rules: _NarrativeRules, first: str, last: str, first_past: bool) -> bool:
     """Is the later of two sentences (or clauses) an act told in the historical present after an act,
     a presentation or a past event ("She presents with a rash. She is started on prednisone")? Not a
     presentation told later (what one presents with may have begun before what was told first), a
     habit, a condition or a plan ("undergoes dialysis three times a week", "if she develops a fever",
     "as he is intubated"), or a past told after the present (it may go back)."""
-    if rules.not_a_step.search(first) or rules.not_a_step.search(last) or not rules.present_act.search(last):
+    if not rules.present_act.search(last) or rules.not_a_step.search(last) or rules.not_a_step.search(first):
         return False
-    return bool(rules.past.search(first) or rules.present_act.search(first) or rules.present_presentation.search(first))
+    return first_past or bool(rules.present_act.search(first) or rules.present_presentation.search(first))
 
 
 def _own_clauses(text: str, rules: _NarrativeRules, sentence: Sentence, first: tuple[int, int],
