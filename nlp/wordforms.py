@@ -71,6 +71,14 @@ class WordForms:
         self._term_keys: dict[str, str] = {}
 
     def lemma(self, lower: str) -> str:
+        lemma = self._lemma(lower)
+        if lemma.endswith("graphy") and len(lemma) > 8:
+            # The study and its record are one event in a note: "a coronary angiogram was obtained"
+            # tells the coronary angiography, "venography" the venogram.
+            return lemma[:-3] + "m"
+        return lemma
+
+    def _lemma(self, lower: str) -> str:
         if not lower[:1].isalpha() or len(lower) < 3:
             return lower
         found = self._lemmas(lower)

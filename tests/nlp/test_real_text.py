@@ -53,6 +53,8 @@ def test_kit_sentence(pipeline, line, condition, sentence, gold):
         ("He bled again from the site.", "bleed", "bled"),
         ("Two UTIs this year.", "UTI", "UTIs"),
         ("She has TOLERATED MINIMAL P.O.", "tolerated minimal p.o.", "TOLERATED MINIMAL P.O."),
+        ("A left ventriculogram was then performed.", "left ventriculography", "left ventriculogram"),
+        ("Venography of the left arm was done.", "venogram", "Venography"),
     ],
 )
 def test_found_as_written(pipeline, text, literal, written):
