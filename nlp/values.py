@@ -54,6 +54,12 @@ _POSTFIX_DECADE = re.compile(
     r"(?P<alias>systolic|sbp)\b(?!\s+(?:ejection|murmur|function))",
     re.IGNORECASE,
 )
+# "a 104.4 degrees Fahrenheit temperature", "a 102-degree fever": the reading before what it measures
+_POSTFIX_DEGREES = re.compile(
+    r"(?<![\w.])(?P<num>\d{2,3}(?:\.\d{1,2})?)\s*-?\s*(?:degrees?|deg|°)(?:\s*(?P<unit>fahrenheit|celsius|f|c)\b)?"
+    r"\s+(?P<alias>temperature|temp|fever)\b",
+    re.IGNORECASE,
+)
 _DIGIT = re.compile(r"\d")
 _STATED_NORMAL = re.compile(r"\b(?:within\s+)?normal(?:\s+limits|\s+range)?\s+at\s*$", re.IGNORECASE)
 _REACH = 60  # an alias with no digit this near (after it, or before it: "in the 60s systolic") states no value
@@ -337,7 +343,9 @@ def find_values(sentence: str, offset: int = 0, table: AnalyteTable | None = Non
                                  r.unit_stated, sentence[ds:de])
                        for r in chain if r.diastolic is not None for ds, de, d in (r.diastolic,))
         consumed = chain[-1].end
-    out.extend(_postfix_decades(table, sentence, offset, {(v.start, v.end) for v in out}))
+    taken = {(v.start, v.end) for v in out}
+    out.extend(_postfix_decades(table, sentence, offset, taken))
+    out.extend(_postfix_degrees(table, sentence, offset, taken))
     return sorted(out, key=lambda v: (v.start, v.end))
 
 
@@ -356,6 +364,25 @@ def _postfix_decades(table: AnalyteTable, sentence: str, offset: int, taken: set
         if span not in taken and unit.plausible(base + low_off) and unit.plausible(base + high_off):
             out.append(ValueFind(span[0], span[1], analyte.id, None, float(base + low_off), float(base + high_off),
                                  unit.unit, False, sentence[m.start():m.start("alias")].strip()))
+    return out
+
+
+def _postfix_degrees(table: AnalyteTable, sentence: str, offset: int, taken: set[tuple[int, int]]) -> list[ValueFind]:
+    """"a 104.4 degrees Fahrenheit temperature": the reading, in degrees, before the word it measures."""
+    out = []
+    for m in _POSTFIX_DEGREES.finditer(sentence):
+        found = table.lookup(m.group("alias"))
+        if found is None or _has_word(_clause_before(sentence, m.start()), table.not_a_measurement.intent):
+            continue
+        analyte = found[0]
+        value = _quantity(m.group("num"))
+        written = (m.group("unit") or "").lower()
+        unit = next((u for u in analyte.units if written and written in (u.unit.lower(), *u.aliases)), None) \
+            or analyte.bare_unit(value)
+        span = (offset + m.start(), offset + m.end())
+        if unit is not None and unit.plausible(value) and span not in taken:
+            out.append(ValueFind(span[0], span[1], analyte.id, value, None, None, unit.unit, bool(written),
+                                 sentence[m.start():m.start("alias")].strip()))
     return out
 
 

@@ -126,6 +126,8 @@ def test_a_change_told_of_the_value_keeps_time_order(text: str, analyte: str, in
     ("Troponin was 0.5, and six hours later 2.1.", "troponin", [0.5, 2.1]),
     ("Sodium 118, which was corrected to 131 over two days.", "sodium", [118, 131]),
     ("Creatinine rose from 1.0 to 2.1 and then fell to 1.5.", "creatinine", [1.0, 2.1, 1.5]),
+    ("Her troponin was 0.08 followed by 0.61.", "troponin", [0.08, 0.61]),
+    ("Lactate 5.1, then 3.2, subsequently 1.4.", "lactate", [5.1, 3.2, 1.4]),
 ])
 def test_a_value_told_later_continues_the_series(text: str, analyte: str, in_time_order: list[float]) -> None:
     _check_change(text, analyte, in_time_order)
@@ -201,6 +203,12 @@ def test_a_range_of_readings_is_no_change() -> None:
     ("White count fell from 18,500 to 9.2.", [("white-blood-cell-count", 18500.0, "White count fell from 18,500"),
                                               ("white-blood-cell-count", 9.2, "White count fell from 18,500 to 9.2")]),
     ("Tmax over the last 48 hours was 101.4.", [("body-temperature", 101.4, "Tmax over the last 48 hours was 101.4")]),
+    # a fever's number is the temperature; a reading in degrees may stand before what it measures
+    ("He was febrile to 102.6 overnight.", [("body-temperature", 102.6, "febrile to 102.6")]),
+    ("She had a 103-degree fever at home.", [("body-temperature", 103.0, "103-degree fever")]),
+    ("Last night a 39.4 degrees C temperature.", [("body-temperature", 39.4, "39.4 degrees C temperature")]),
+    ("Call if a 101 degree fever recurs.", []),
+    ("Fevers greater than 100.5 should be reported.", []),
     ("Weight loss of 20 pounds since spring.", []),
     ("Her glucose last spring was within normal limits at 88.", [("glucose", 88.0, "glucose last spring was within normal limits at 88")]),
     ("Glucose within normal limits (70-100).", []),
