@@ -55,7 +55,7 @@ _CLAUSE = re.compile(r"\band\b|\bbut\b|[,;]", re.IGNORECASE)
 # unless it leads into the time itself ("a cholecystectomy, now 3 weeks ago": the words searched end
 # where the time starts), nor a clause of the presentation joined to it ("status post
 # tonsillectomy one week ago and presents with bleeding").
-_SEQUENCE = re.compile(r"\b(?:then|subsequently|later|afterwards?|thereafter|followed\s+by|after\s+which|currently|presently"
+_SEQUENCE = re.compile(r"\b(?:then|subsequently|later|afterwards?|thereafter|followed|after\s+which|currently|presently"
                        r"|now(?!\s*$)|and\s+(?:presents|presented|comes|came|returns|returned|complains))\b",
                        re.IGNORECASE)
 # Nor does a time before a mention reach it when the mention is named as the cause of what the time

@@ -426,6 +426,22 @@ def test_a_time_never_crosses_a_sequence_word(finder):
         assert (best is not None) is timed, word
 
 
+@pytest.mark.parametrize("sentence", [
+    # written for this test: "followed" hands the later time to what follows it, with or without "by"
+    "She was treated in March 2015 with several courses of intravenous methotrexate followed in 2017 with rituximab.",
+    "Staged palliation began on 03/14/2001 with a left-sided modified central shunt followed on 08/02/2002 by a Fontan.",
+])
+def test_the_time_after_followed_is_the_next_events(finder, sentence: str) -> None:
+    from medeventgraph.nlp.dates import nearest_time
+
+    times = list(finder.find(sentence, ANCHORS))
+    first = min(times, key=lambda t: t.start)
+    for word in ("methotrexate", "shunt"):
+        if word in sentence:
+            start = sentence.index(word)
+            assert nearest_time(times, start, start + len(word), sentence) == first
+
+
 @pytest.mark.parametrize(("sentence", "event", "timed"), [
     # written for this test: the time dates the death or the intubation, not the cause named after it
     ("She died approximately 4 days into the admission from sepsis.", "sepsis", False),
