@@ -30,6 +30,9 @@ def span(text: str, words: str) -> tuple[int, int]:
     ("HISTORY OF PRESENT ILLNESS: ,For three weeks he has been taking ibuprofen and naproxen.", "ibuprofen",
      "naproxen", "For three weeks"),
     ("HISTORY OF PRESENT ILLNESS: ,He reports 3 days of cough and wheezing.", "cough", "wheezing", "3 days of"),
+    # the simple present of having a condition and of a habit of taking a drug
+    ("HISTORY OF PRESENT ILLNESS: ,He has asthma and uses albuterol as needed.", "asthma", "albuterol", "uses"),
+    ("HISTORY OF PRESENT ILLNESS: ,She takes allopurinol.  She has gout.", "allopurinol", "gout", "has"),
 ])
 def test_both_current_is_an_overlap(text, first, second, basis):
     a, b = span(text, first), span(text, second)
@@ -57,6 +60,12 @@ def test_both_current_is_an_overlap(text, first, second, basis):
     ("HISTORY OF PRESENT ILLNESS: ,She has had cough and fever for a week, which has now resolved.", "cough",
      "fever"),
     ("HISTORY OF PRESENT ILLNESS: ,He had fever and chills for 2 days.", "fever", "chills"),
+    # "has" with a past participle, a history or a count after it, or "to have", tells no present state
+    ("HISTORY OF PRESENT ILLNESS: ,He has undergone a cholecystectomy and takes omeprazole.", "cholecystectomy",
+     "omeprazole"),
+    ("HISTORY OF PRESENT ILLNESS: ,She has a history of gout and takes allopurinol.", "gout", "allopurinol"),
+    ("HISTORY OF PRESENT ILLNESS: ,She has two prior strokes and takes aspirin.", "strokes", "aspirin"),
+    ("HISTORY OF PRESENT ILLNESS: ,This morning she was noted to have a rash.  She takes aspirin.", "rash", "aspirin"),
 ])
 def test_not_both_current(text, first, second):
     assert both_current(text, span(text, first), span(text, second)) is None
