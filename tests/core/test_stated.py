@@ -308,6 +308,13 @@ _SWITCHED = ("She was first started on Avelox, but had a reaction, switched to A
         ("Her antibiotics were changed to ceftriaxone once cultures returned.", "cultures", "ceftriaxone", "once"),
         # a list of treatments: its last item joined by a bare "and"
         ("Her pneumonia was treated with ceftriaxone and azithromycin.", "pneumonia", "azithromycin", "treated with"),
+        # "before that", "prior to this" as words of their own tell what follows them as earlier
+        ("She was admitted in May with pneumonia and before that had a hip replacement.", "hip replacement",
+         "pneumonia", "before that had"),
+        ("He was hospitalized for heart failure.  Prior to this, he underwent a mitral valve repair.",
+         "mitral valve repair", "heart failure", "Prior to this,"),
+        ("He had a stroke in the spring.  Previously, he had a myocardial infarction.", "myocardial infarction",
+         "stroke", "Previously,"),
     ],
 )
 def test_each_cue_reads_its_order(sentence, earlier, later, cue):
@@ -364,6 +371,17 @@ def test_each_cue_reads_its_order(sentence, earlier, later, cue):
 def test_narrative_order_is_not_time_order(sentence, x, y):
     a, b = sentence.index(x), sentence.index(y)
     assert find_order(sentence, (a, a + len(x)), (b, b + len(y))) is None
+
+
+@pytest.mark.parametrize(("sentence", "first", "second"), [
+    ("She had chest pain prior to this fall.", "chest pain", "fall"),
+    ("He had a rash several weeks before that transfusion.", "rash", "transfusion"),
+])
+def test_before_this_noun_never_tells_the_noun_first(sentence, first, second):
+    """"prior to this fall" dates by its noun: what comes after it is not told as earlier."""
+    a, b = sentence.index(first), sentence.index(second)
+    found = find_order(sentence, (a, a + len(first)), (b, b + len(second)))
+    assert found is None or sentence[slice(*found.earlier)] == first
 
 
 @pytest.mark.parametrize("sentence", [
