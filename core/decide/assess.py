@@ -57,7 +57,7 @@ from functools import cache
 from medeventgraph.core.decide.counter import counter_evidence, denies, grounds
 from medeventgraph.core.evidence.contract import EvidenceBundle, EvidenceItem
 from medeventgraph.core.evidence.coverage import CoverageRow
-from medeventgraph.core.evidence.stated import StatedItem, stated_comparison
+from medeventgraph.core.evidence.stated import StatedItem, stated_comparison, undefeated
 from medeventgraph.core.evidence.timing import Comparison, Span, Timing, compare, span_of
 from medeventgraph.core.index.derive import DeriveRule, load_rules
 from medeventgraph.core.query.model import RelationSpec, Scope
@@ -131,7 +131,8 @@ def structure(bundle: EvidenceBundle) -> Structure:
     grounding = {e.id: [i for i in by_event[e.id] if grounds(i)] for e in query.events}
     missing = [e for e, items in grounding.items() if not items]
     grounded = {i.occurrence: grounds(i) for i in bundle.items}
-    stated = {(s.earlier, s.later): s for s in bundle.stated if grounded.get(s.earlier) and grounded.get(s.later)}
+    stated = {(s.earlier, s.later): s for s in undefeated(bundle.stated)
+              if grounded.get(s.earlier) and grounded.get(s.later)}
 
     chain, findings, complete = _best_chain(query.relations, grounding, spans, stated)
     s_tim = 0.0

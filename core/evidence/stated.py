@@ -29,7 +29,7 @@ from medeventgraph.core.query.model import RelationSpec, RelationType, Verificat
 from medeventgraph.core.query.verdict import FailureType
 from medeventgraph.model.occurrence import Kind, NoteDocument, Origin
 
-__all__ = ["StatedItem", "check_stated", "find_stated", "stated_comparison", "stated_counter"]
+__all__ = ["StatedItem", "check_stated", "find_stated", "stated_comparison", "stated_counter", "undefeated"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,6 +335,27 @@ def stated_comparison(r: RelationSpec, source: str, target: str, stated: Mapping
     if hit is not None and not hit.overlap:
         return Comparison(Timing.INCOMPATIBLE, f"stated reverse order: '{hit.cue}' at {hit.citation}"), hit
     return None
+
+
+def undefeated(stated: Iterable[StatedItem]) -> list[StatedItem]:
+    """The stated orders that stand: the order in which a section tells two events is weaker than
+    words, so it yields to a cue in the same note text that states the reverse order of the same two
+    events with a mention inside the stretch the telling spans ("After 90 minutes of continuous
+    albuterol ... After 3 doses of albuterol/Atrovent ... continuous albuterol was started"). A cue
+    about later mentions only (the event told again) leaves the telling standing: events recur."""
+    from medeventgraph.nlp.narrative import TOLD_IN_ORDER
+
+    stated = list(stated)
+    cues = [s for s in stated if not s.placement and not s.overlap]
+
+    def defeated(told: StatedItem) -> bool:
+        lo, hi = min(told.earlier_span[0], told.later_span[0]), max(told.earlier_span[1], told.later_span[1])
+        return any((c.earlier_event, c.later_event) == (told.later_event, told.earlier_event)
+                   and (c.reference, c.attachment) == (told.reference, told.attachment)
+                   and any(lo <= start and end <= hi for start, end in (c.earlier_span, c.later_span))
+                   for c in cues)
+
+    return [s for s in stated if s.rule != TOLD_IN_ORDER or not defeated(s)]
 
 
 def stated_counter(relations: list[RelationSpec], stated: Iterable[StatedItem],

@@ -702,6 +702,38 @@ def test_a_placement_is_in_the_bundle_and_rechecked_by_the_contract(note_pipelin
         assert not check_stated(forged, q, items, index.documents)
 
 
+_TOLD_THEN_WORDS = ("HOSPITAL COURSE: After 60 minutes of heparin infusion, the pain persisted.  After two doses of "
+                    "aspirin, there was relief and a heparin infusion was started at that time.")
+
+
+def test_the_order_of_telling_yields_to_words_that_reverse_it(note_pipeline):
+    """The heparin infusion is told first, but the words say it was started after the aspirin:
+    the telling is the weaker basis and supports nothing; the words' reverse order refutes."""
+    v = _ask(note_pipeline, _TOLD_THEN_WORDS, ("heparin infusion", "medication"), ("aspirin", "medication"), "before")
+    assert v.verdict.value == "refuted", v.relations[0].explanation
+    assert not any(e.kind == "relation" and e.polarity == "supports" for e in v.evidence)
+    v = _ask(note_pipeline, _TOLD_THEN_WORDS, ("aspirin", "medication"), ("heparin infusion", "medication"), "before")
+    assert v.verdict.value == "supported" and "stated order: 'After'" in v.relations[0].explanation
+
+
+def test_words_about_a_later_telling_leave_the_first_standing(note_pipeline):
+    """Words about an event told again later ("After the nosebleed, heparin was stopped") leave the
+    first telling's order standing: events recur."""
+    from medeventgraph.core.discover.admit import admit
+    from medeventgraph.core.discover.exhaustive import ground_all, simple_discovery
+    from medeventgraph.core.evidence.stated import undefeated
+
+    text = ("HOSPITAL COURSE: She received heparin.  Her pain improved and she received aspirin.  Two weeks "
+            "later she had a nosebleed.  After the nosebleed, heparin was stopped.")
+    index, settings = _index_of(note_pipeline, _with_text(text), "mts-1430")
+    q = _overlap_query("heparin", "medication", "nosebleed", "condition", "before")
+    bundle = admit(index, q, simple_discovery(index, q, settings, ground_all(index, q)).candidates)
+    first = text.index("nosebleed")
+    standing = [(s.earlier_span[0], s.later_span[0]) for s in undefeated(bundle.stated) if s.placement]
+    assert (text.index("heparin"), first) in standing
+    assert (text.index("heparin"), text.index("nosebleed", first + 1)) not in standing  # that one the words reverse
+
+
 @pytest.mark.parametrize("text", [
     "HOSPITAL COURSE: She developed a rash on hospital day 4.  She received vancomycin on hospital day 2.",
     "HOSPITAL COURSE: She developed a rash on POD #3.  Vancomycin was given on POD #1.",
