@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 
 from medeventgraph.model.occurrence import EventTime, Granularity, TimeType
 
-__all__ = ["TimeMention", "find_times", "nearest_time", "planned_time", "resolve_relative"]
+__all__ = ["TimeMention", "find_times", "in_other_clause", "nearest_time", "planned_time", "resolve_relative"]
 
 _MONTHS = {
     m: i + 1
@@ -199,6 +199,12 @@ def planned_time(times: list[TimeMention], start: int, end: int, sentence: str) 
     return None if _CLAUSE.search(between) else best
 
 
+def in_other_clause(t: TimeMention, start: int, end: int, sentence: str) -> bool:
+    """Is a clause boundary ("and", "but", a comma) between the time and the mention at [start, end)?"""
+    between = sentence[t.end:start] if t.end <= start else sentence[end:t.start] if t.start >= end else ""
+    return _CLAUSE.search(between) is not None
+
+
 def nearest_time(
     times: list[TimeMention], start: int, end: int, sentence: str | None = None
 ) -> TimeMention | None:
@@ -211,13 +217,7 @@ def nearest_time(
 
     def distance(t: TimeMention) -> tuple[int, int, int]:
         gap = t.start - end if t.start >= end else start - t.end if t.end <= start else 0
-        return (int(_crosses_clause(t, start, end)), max(gap, 0), t.start)
-
-    def _crosses_clause(t: TimeMention, start: int, end: int) -> bool:
-        if sentence is None:
-            return False
-        between = sentence[t.end:start] if t.end <= start else sentence[end:t.start] if t.start >= end else ""
-        return _CLAUSE.search(between) is not None
+        return (int(sentence is not None and in_other_clause(t, start, end, sentence)), max(gap, 0), t.start)
 
     def _across_sequence(t: TimeMention) -> bool:
         if sentence is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from medeventgraph.model.occurrence import (
     Concept,
@@ -19,7 +19,7 @@ from medeventgraph.model.occurrence import (
 )
 
 from .context import assertion_from_flags
-from .dates import TimeMention, nearest_time, planned_time
+from .dates import TimeMention, in_other_clause, nearest_time, planned_time
 from .phrases import PhraseFind
 from .processed import SentenceSpan
 from .targets import TargetTerm
@@ -110,19 +110,32 @@ def phrase_pieces(found: PhraseFind) -> str:
     return ",".join(f"{s - found.start}-{e - found.start}" for s, e in found.pieces)
 
 
-def _occurrence_time(draft: MentionDraft) -> tuple[EventTime, TimeMention | None]:
-    best = nearest_time(list(draft.times), draft.start - draft.sentence.start, draft.end - draft.sentence.start,
-                        draft.sentence_text)
-    if best is None:
+_HISTORY_GAP = timedelta(days=14)  # ConText's historical: two weeks or more before the note (Harkema et al. 2009)
+
+
+def _occurrence_time(draft: MentionDraft, historical: bool) -> tuple[EventTime, TimeMention | None]:
+    """The sentence's time nearest the mention. A mention told as past history is not dated by a time
+    in another clause that cannot lie two weeks before the note ("History of subdural hematoma, also
+    on admission she noted headaches": the admission dates the headaches). In its own clause the time
+    is its own, and says the act is recent ("status post transfusion earlier today")."""
+    start, end = draft.start - draft.sentence.start, draft.end - draft.sentence.start
+    best = nearest_time(list(draft.times), start, end, draft.sentence_text)
+    if best is None or (historical and in_other_clause(best, start, end, draft.sentence_text)
+                        and _within_history_gap(best.time, draft.document.date)):
         return UNRESOLVED, None
     return best.time, best
+
+
+def _within_history_gap(time: EventTime, note: EventTime) -> bool:
+    window, written = time.start_window(), note.start_window()
+    return window is not None and written is not None and window[0] > written[0] - _HISTORY_GAP
 
 
 def build_occurrence(draft: MentionDraft, copied_from: str | None) -> Occurrence:
     document, note, sentence = draft.document, draft.note, draft.sentence
     term = draft.terms[0]
     flags = set(draft.flags) | draft.section_flags
-    time, stated = _occurrence_time(draft)
+    time, stated = _occurrence_time(draft, "historical" in flags)
     plan = planned_time([*draft.times, *draft.plans], draft.start - sentence.start, draft.end - sentence.start,
                         draft.sentence_text) if draft.plans else None
     if plan is not None:

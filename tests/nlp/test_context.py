@@ -235,6 +235,10 @@ def test_a_value_stated_in_a_plan_was_measured(pipeline):
         ("Diabetes for the past 20 years.", {"diabetes": PAST}),
         ("Known diabetes for many years.", {"diabetes": PAST}),
         ("History of stroke, now with chest pain.", {"stroke": PAST, "chest pain": NONE}),
+        # this presentation's words end a history cue's scope
+        ("A history of asthma, admitted with chest pain.", {"asthma": PAST, "chest pain": NONE}),
+        ("She has a history of stroke and presented with fever.", {"stroke": PAST, "fever": NONE}),
+        ("History of diabetes, came in for a rash.", {"diabetes": PAST, "rash": NONE}),
         # this encounter's spans are not history
         ("Fever 2 days ago, rash since yesterday.", {"fever": NONE, "rash": NONE}),
         ("A two-day history of fever.", {"fever": NONE}),
@@ -243,6 +247,21 @@ def test_a_value_stated_in_a_plan_was_measured(pipeline):
 )
 def test_time(pipeline, text, expected):
     assert _read(pipeline, text) == _lower(expected)
+
+
+@pytest.mark.parametrize(("text", "term", "timed"), [
+    # a past history is not dated by a time of this stay told in another clause of its sentence
+    ("History of stroke, also yesterday she noted a rash.", "stroke", False),
+    ("History of stroke, also yesterday she noted a rash.", "rash", True),
+    ("She has a history of asthma and had a fever yesterday.", "asthma", False),
+    # in its own clause the time is the act's own: it was recent ("status post" is a past marker)
+    ("Status post colonoscopy earlier today.", "colonoscopy", True),
+    # a time two weeks or more before the note can date a past history, in any clause
+    ("History of stroke, treated with heparin in 2015.", "stroke", True),
+])
+def test_a_past_history_takes_no_time_of_this_stay_from_another_clause(pipeline, text, term, timed):
+    (occ,) = [o for o in pipeline.mentions([make_note(text)], TERMS) if o.extra_value("literal").lower() == term]
+    assert occ.time.resolved is timed, occ.time
 
 
 def test_rule_file_is_checked_when_loaded():
