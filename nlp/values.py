@@ -349,14 +349,19 @@ def find_values(sentence: str, offset: int = 0, table: AnalyteTable | None = Non
     return sorted(out, key=lambda v: (v.start, v.end))
 
 
+def _postfix_matches(pattern: re.Pattern[str], table: AnalyteTable, sentence: str):
+    """Each reading told before the word naming what it measures, with that analyte; not in a clause
+    that says the value is no measurement (a goal or a condition: "goal", "if")."""
+    for m in pattern.finditer(sentence):
+        found = table.lookup(m.group("alias"))
+        if found is not None and not _has_word(_clause_before(sentence, m.start()), table.not_a_measurement.intent):
+            yield m, found[0]
+
+
 def _postfix_decades(table: AnalyteTable, sentence: str, offset: int, taken: set[tuple[int, int]]) -> list[ValueFind]:
     """"dipped down into the 60s systolic": the decade before the analyte."""
     out = []
-    for m in _POSTFIX_DECADE.finditer(sentence):
-        found = table.lookup(m.group("alias"))
-        if found is None or _has_word(_clause_before(sentence, m.start()), table.not_a_measurement.intent):
-            continue
-        analyte = found[0]
+    for m, analyte in _postfix_matches(_POSTFIX_DECADE, table, sentence):
         low_off, high_off = _QUARTERS[(m.group("q") or "").lower() or None]
         base = int(m.group("dec"))
         unit = analyte.default_unit
@@ -370,11 +375,7 @@ def _postfix_decades(table: AnalyteTable, sentence: str, offset: int, taken: set
 def _postfix_degrees(table: AnalyteTable, sentence: str, offset: int, taken: set[tuple[int, int]]) -> list[ValueFind]:
     """"a 104.4 degrees Fahrenheit temperature": the reading, in degrees, before the word it measures."""
     out = []
-    for m in _POSTFIX_DEGREES.finditer(sentence):
-        found = table.lookup(m.group("alias"))
-        if found is None or _has_word(_clause_before(sentence, m.start()), table.not_a_measurement.intent):
-            continue
-        analyte = found[0]
+    for m, analyte in _postfix_matches(_POSTFIX_DEGREES, table, sentence):
         value = _quantity(m.group("num"))
         written = (m.group("unit") or "").lower()
         unit = next((u for u in analyte.units if written and written in (u.unit.lower(), *u.aliases)), None) \
