@@ -195,14 +195,17 @@ def planned_time(times: list[TimeMention], start: int, end: int, sentence: str) 
     best = nearest_time(times, start, end, sentence)
     if best is None or not best.planned:
         return None
-    between = sentence[best.end:start] if best.end <= start else sentence[end:best.start] if best.start >= end else ""
-    return None if _CLAUSE.search(between) else best
+    return None if in_other_clause(best, start, end, sentence) else best
+
+
+def _between(t: TimeMention, start: int, end: int, sentence: str) -> str:
+    """The words between the time and the mention at [start, end) ("" when they overlap)."""
+    return sentence[t.end:start] if t.end <= start else sentence[end:t.start] if t.start >= end else ""
 
 
 def in_other_clause(t: TimeMention, start: int, end: int, sentence: str) -> bool:
     """Is a clause boundary ("and", "but", a comma) between the time and the mention at [start, end)?"""
-    between = sentence[t.end:start] if t.end <= start else sentence[end:t.start] if t.start >= end else ""
-    return _CLAUSE.search(between) is not None
+    return _CLAUSE.search(_between(t, start, end, sentence)) is not None
 
 
 def nearest_time(
@@ -222,8 +225,7 @@ def nearest_time(
     def _across_sequence(t: TimeMention) -> bool:
         if sentence is None:
             return False
-        between = sentence[t.end:start] if t.end <= start else sentence[end:t.start] if t.start >= end else ""
-        return _SEQUENCE.search(between) is not None
+        return _SEQUENCE.search(_between(t, start, end, sentence)) is not None
 
     def _past_cause(t: TimeMention) -> bool:
         if sentence is None or t.start < end:

@@ -340,9 +340,9 @@ def stated_comparison(r: RelationSpec, source: str, target: str, stated: Mapping
 def undefeated(stated: Iterable[StatedItem]) -> list[StatedItem]:
     """The stated orders that stand: the order in which a section tells two events is weaker than
     words, so it yields to a cue in the same note text that states the reverse order of the same two
-    events with a mention inside the stretch the telling spans ("After 90 minutes of continuous
-    albuterol ... After 3 doses of albuterol/Atrovent ... continuous albuterol was started"). A cue
-    about later mentions only (the event told again) leaves the telling standing: events recur."""
+    events with a mention inside the stretch the telling spans ("After 60 minutes of heparin infusion,
+    the pain persisted. After two doses of aspirin, ... a heparin infusion was started"). A cue about
+    later mentions only (the event told again) leaves the telling standing: events recur."""
     from medeventgraph.nlp.narrative import TOLD_IN_ORDER
 
     stated = list(stated)
